@@ -1,0 +1,109 @@
+"""The Textual app: loads the inputs in a worker, then serves four screens over one Workspace."""
+
+from __future__ import annotations
+
+import os
+from typing import Iterable
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.screen import Screen
+
+from tui.model.errors import InputError
+from tui.model.workspace import Selection, Workspace
+from tui.screens.details import DetailsScreen
+from tui.screens.graph import GraphScreen
+from tui.screens.help import HelpScreen
+from tui.screens.memory import MemoryScreen
+from tui.screens.palette import WorkspaceCommands
+from tui.screens.timeline import TimelineScreen
+
+SCREENS = {"graph": "Graph", "details": "Details", "memory": "Memory", "timeline": "Timeline"}
+
+
+class XlaTuiApp(App):
+    """`XlaTuiApp(*paths)`: the app for those inputs (what the CLI runs)."""
+
+    TITLE = "xla-tui"
+    CSS_PATH = "app.tcss"
+    MODES = {"graph": GraphScreen, "details": DetailsScreen, "memory": MemoryScreen, "timeline": TimelineScreen}
+    DEFAULT_MODE = "graph"
+    COMMANDS = App.COMMANDS | {WorkspaceCommands}
+    BINDINGS = [
+        Binding("1", "switch_mode('graph')", "Graph", id="screen.graph"),
+        Binding("2", "switch_mode('details')", "Details", id="screen.details"),
+        Binding("3", "switch_mode('memory')", "Memory", id="screen.memory"),
+        Binding("4", "switch_mode('timeline')", "Timeline", id="screen.timeline"),
+        Binding("question_mark", "help", "Keys", id="help"),
+        Binding("q", "quit", "Quit", id="quit"),
+    ]
+
+    workspace: reactive[Workspace | None] = reactive(None, always_update=True)
+    selection: reactive[Selection] = reactive(Selection())
+    status: reactive[str] = reactive("Starting")
+
+    def __init__(self, *paths: str | os.PathLike, main: str | None = None, workspace: Workspace | None = None):
+        super().__init__()
+        self.paths = [os.fspath(p) for p in paths]
+        self.main_module = main
+        self.load_error: str | None = None
+        self._preloaded = workspace
+
+    def on_mount(self) -> None:
+        if self._preloaded is not None:
+            self._adopt(self._preloaded)
+        elif self.paths:
+            self.load_inputs()
+        else:
+            self.status = "Nothing to open: give a script, HLO file, dump folder or profile"
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def load_inputs(self) -> None:
+        from tui.model.inputs import load_workspace
+
+        def progress(message: str) -> None:
+            self.call_from_thread(setattr, self, "status", message)
+
+        try:
+            ws = load_workspace(self.paths, main=self.main_module, progress=progress)
+        except InputError as e:
+            self.call_from_thread(self._failed, str(e))
+            return
+        self.call_from_thread(self._adopt, ws)
+
+    def _failed(self, message: str) -> None:
+        self.load_error = message
+        self.status = message
+        self.exit(return_code=2, message=f"xla-tui: {message}")
+
+    def _adopt(self, ws: Workspace) -> None:
+        ws.subscribe(lambda old, new: setattr(self, "selection", new))
+        self.selection = ws.selection
+        self.status = "Ready"
+        self.workspace = ws
+        if ws.warnings:
+            self.notify(f"{len(ws.warnings)} warning(s): {ws.warnings[0]}", severity="warning", timeout=6)
+        if ws.capture and ws.capture.get("error"):
+            self.notify(f"The script raised: {ws.capture['error'].strip().splitlines()[-1]}", severity="error", timeout=10)
+
+    # -- actions --------------------------------------------------------------
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+    def select(self, **changes) -> None:
+        """Change the shared selection (no-op before the workspace is loaded)."""
+        if self.workspace is not None:
+            self.workspace.select(**changes)
+
+    def show(self, screen: str, **selection) -> None:
+        """Select, then switch to a screen: the cross-links between panes."""
+        self.select(**selection)
+        self.switch_mode(screen)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for mode, title in SCREENS.items():
+            yield SystemCommand(f"Screen: {title}", f"Switch to the {title.lower()} screen", lambda m=mode: self.switch_mode(m))

@@ -1,0 +1,69 @@
+"""Op categories: the groups users scan for (matmuls, fusions by kind, collectives, layout changes).
+
+Every screen colours by these, so an all-gather looks the same in the graph, the schedule,
+the memory table and the timeline.
+"""
+
+from __future__ import annotations
+
+COLLECTIVES = frozenset({
+    "all-reduce", "all-gather", "all-to-all", "reduce-scatter", "collective-permute", "collective-broadcast",
+    "ragged-all-to-all", "send", "recv", "send-done", "recv-done",
+})
+LAYOUT = frozenset({"copy", "transpose", "bitcast", "reshape", "broadcast", "copy-start", "copy-done",
+                    "bitcast-convert", "slice", "dynamic-slice", "dynamic-update-slice", "concatenate", "pad",
+                    "reverse", "gather", "scatter"})
+CONTROL = frozenset({"while", "conditional", "call", "async-start", "async-update", "async-done", "tuple",
+                     "get-tuple-element", "after-all", "add-dependency", "opt-barrier", "domain"})
+MATMUL = frozenset({"dot", "convolution", "ragged-dot", "scaled-dot"})
+REDUCE = frozenset({"reduce", "reduce-window", "select-and-scatter", "sort", "top-k", "reduce-precision"})
+
+# Category names in display order (also the legend order).
+CATEGORIES = ("matmul", "fusion", "loop fusion", "input fusion", "output fusion", "custom fusion", "collective",
+              "layout", "custom-call", "reduce", "elementwise", "control", "parameter", "constant")
+
+_FUSION_KINDS = {"kLoop": "loop fusion", "kInput": "input fusion", "kOutput": "output fusion", "kCustom": "custom fusion"}
+
+
+def category(opcode: str, fusion_kind: str | None = None) -> str:
+    """The category of an op from its opcode (and fusion kind, when it is a fusion)."""
+    if opcode == "fusion":
+        return _FUSION_KINDS.get(fusion_kind or "", "fusion")
+    base = opcode
+    for suffix in ("-start", "-done", "-update"):
+        if base.endswith(suffix):
+            base = base[: -len(suffix)]
+            break
+    if base in MATMUL:
+        return "matmul"
+    if base in COLLECTIVES or opcode in COLLECTIVES:
+        return "collective"
+    if opcode == "custom-call":
+        return "custom-call"
+    if opcode == "parameter":
+        return "parameter"
+    if opcode in ("constant", "iota"):
+        return "constant"
+    if opcode in LAYOUT:
+        return "layout"
+    if opcode in CONTROL:
+        return "control"
+    if opcode in REDUCE:
+        return "reduce"
+    return "elementwise"
+
+
+def instruction_category(ins) -> str:
+    return category(ins.opcode, ins.fusion_kind if ins.opcode == "fusion" else None)
+
+
+def category_of_event_name(name: str) -> str:
+    """Category of a profile event named after an HLO op (`fusion.3`, `all-reduce-start.1`, `dot`)."""
+    base = name.lstrip("%").split(" ", 1)[0]
+    stem = base.split(".", 1)[0]
+    if stem.endswith(("_fusion", "-fusion")) or stem == "fusion":
+        return "fusion"
+    for prefix in ("convolution", "dot", "cublas", "gemm", "matmul"):
+        if prefix in stem:
+            return "matmul"
+    return category(stem)

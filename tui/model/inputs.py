@@ -1,0 +1,177 @@
+"""What the user pointed us at -> a Workspace.
+
+One place decides what kind of input a path is (HLO text or proto, dump folder, saved
+capture, profile file or logdir) so the CLI, the app and `--summary` agree.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Callable
+
+from tui.model.errors import InputError
+from tui.model.workspace import ModuleEntry, Workspace, read_text
+
+Progress = Callable[[str], None]
+
+CAPTURE_MANIFEST = "xla-tui-capture.json"
+TRACE_SUFFIXES = (".xplane.pb", ".trace.json", ".trace.json.gz", ".json", ".json.gz")
+HLO_TEXT_SUFFIXES = (".hlo", ".txt", ".hlotxt", ".mlir.hlo")
+
+
+def input_kind(path: Path) -> str:
+    """'script', 'capture', 'dump', 'profile', 'hlo-folder', 'hlo-proto', 'hlo-text'; InputError if unknown."""
+    if not path.exists():
+        raise InputError(path, "no such file or directory")
+    if path.is_dir():
+        if (path / CAPTURE_MANIFEST).is_file():
+            return "capture"
+        from tui.model.dump import is_dump_folder
+
+        if is_dump_folder(path):
+            return "dump"
+        if _find_profile_files(path):
+            return "profile"
+        if _hlo_files(path):
+            return "hlo-folder"
+        raise InputError(path, "folder holds no XLA dump (module_*), profile (*.xplane.pb, *trace.json*) or HLO files")
+    name = path.name.lower()
+    if name.endswith(".py"):
+        return "script"
+    if name.endswith(".xplane.pb") or name.endswith(".json") or name.endswith(".json.gz"):
+        return "profile"
+    if name.endswith(".pb"):
+        return "hlo-proto"
+    return "hlo-text"
+
+
+def _hlo_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.name.endswith(HLO_TEXT_SUFFIXES + (".hlo.pb",)))
+
+
+def _find_profile_files(folder: Path) -> list[Path]:
+    """Profile files under a logdir (`plugins/profile/<run>/...`) or directly in the folder."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        for f in files:
+            if f.endswith(".xplane.pb") or f.endswith("trace.json.gz") or f.endswith("trace.json"):
+                found.append(Path(root) / f)
+        if len(found) > 1000:
+            break
+    return found
+
+
+def load_workspace(paths: list[str | os.PathLike], main: str | None = None, progress: Progress | None = None) -> Workspace:
+    """Load every input into one Workspace. Raises InputError for the first bad input."""
+    say = progress or (lambda message: None)
+    modules: list[ModuleEntry] = []
+    traces = []
+    warnings: list[str] = []
+    capture = None
+    for raw in paths:
+        path = Path(raw)
+        kind = input_kind(path)
+        say(f"Reading {path} ({kind})")
+        if kind == "script":
+            raise InputError(path, "is a Python script: run `xla-tui script.py` to capture it (handled by the CLI)")
+        if kind == "capture":
+            capture = json.loads(read_text(path / CAPTURE_MANIFEST, what="a capture manifest"))
+            dump = path / capture.get("dump", "dump")
+            if dump.is_dir():
+                modules += _dump_modules(dump, warnings)
+            for extra in capture.get("compiled", []):
+                for entry in modules:
+                    if entry.name == extra.get("module"):
+                        entry.compiled_stats = extra
+            profile = path / capture.get("profile", "profile")
+            if profile.is_dir() and _find_profile_files(profile):
+                traces.append(profile)
+        elif kind == "dump":
+            modules += _dump_modules(path, warnings)
+            if _find_profile_files(path):
+                traces.append(path)
+        elif kind == "profile":
+            traces.append(path)
+        elif kind == "hlo-folder":
+            for f in _hlo_files(path):
+                modules.append(_file_module(f))
+        else:
+            modules.append(_file_module(path))
+
+    main_entry = _pick_main(modules, main) if modules else None
+    if main is not None and main_entry is None and modules:
+        raise InputError(paths[0], f"no module matches --main {main!r} (have: {', '.join(m.label for m in modules[:8])}...)")
+    trace = None
+    if traces:
+        from tui.model.trace import load_trace
+
+        say(f"Loading profile {traces[0]}")
+        trace = load_trace(traces[0])
+        if len(traces) > 1:
+            warnings.append(f"only the first profile was loaded ({traces[0]}); {len(traces) - 1} more ignored")
+        warnings.extend(trace.warnings)
+    ws = Workspace(modules, main_entry, trace, [str(p) for p in paths])
+    ws.warnings.extend(warnings)
+    ws.capture = capture
+    if main_entry is not None:
+        say(f"Parsing {main_entry.label}")
+        main_entry.load()
+    return ws
+
+
+def _file_module(path: Path) -> ModuleEntry:
+    name = path.name
+    for suffix in (".hlo.pb", ".pb") + HLO_TEXT_SUFFIXES:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    if path.suffix != ".pb":
+        _check_looks_like_hlo(path)
+    return ModuleEntry(label=path.name, name=name, path=path)
+
+
+def _check_looks_like_hlo(path: Path) -> None:
+    """Fail fast with a clear line on a file that is plainly not HLO text (before a full parse)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError as e:
+        raise InputError(path, f"cannot read: {e.strerror or e}") from None
+    if b"\0" in head:
+        raise InputError(path, "binary data: not HLO text (expected a file starting with 'HloModule')")
+    if not head.strip():
+        raise InputError(path, "empty file: expected HLO text starting with 'HloModule'")
+
+
+def _dump_modules(folder: Path, warnings: list[str]) -> list[ModuleEntry]:
+    from tui.model.dump import scan_dump
+
+    dump = scan_dump(folder)
+    warnings.extend(dump.warnings)
+    entries = []
+    for m in dump.modules:
+        hlo_path = m.hlo_path
+        if hlo_path is None:
+            continue
+        after = hlo_path in (m.after_text, m.after_pb)
+        other = (m.before_text or m.before_pb) if after else None
+        entries.append(ModuleEntry(
+            label=m.label, name=m.name, path=hlo_path,
+            stage="after optimizations" if after else "before optimizations",
+            other_stage_path=other, live_range_path=m.live_range, buffer_assignment_path=m.buffer_assignment,
+            memory_report_path=m.memory_report,
+        ))
+    return entries
+
+
+def _pick_main(modules: list[ModuleEntry], wanted: str | None) -> ModuleEntry | None:
+    if wanted is not None:
+        for entry in modules:
+            if wanted in (entry.label, entry.name) or entry.label.startswith(wanted) or entry.label.endswith("." + wanted):
+                return entry
+        return None
+    after = [m for m in modules if m.stage != "before optimizations"] or modules
+    return max(after, key=lambda m: m.size)

@@ -1,0 +1,167 @@
+"""The one model every screen reads: the loaded modules, the profile, and the selection.
+
+Screens hold no data of their own. They read the Workspace and change the selection through
+`Workspace.select`, which tells every listener, so a choice made in one screen is the choice
+in all of them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from tui.model.errors import InputError
+from tui.model.hlo import HloInstruction, HloModule, parse_hlo
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the user is looking at. Names, not objects, so it is cheap to compare and print."""
+
+    module: str | None = None  # ModuleEntry.label
+    computation: str | None = None
+    instruction: str | None = None
+    event: tuple[int, int] | None = None  # (track index, event index) in the trace
+    time_range: tuple[int, int] | None = None  # ns
+    buffer: str | None = None  # defining instruction of the selected buffer (with shape index)
+    program_point: int | None = None  # index into the main module's schedule
+
+
+@dataclass
+class ModuleEntry:
+    """One HLO module the user can open; parsed on first use."""
+
+    label: str
+    name: str
+    path: Path
+    stage: str = ""  # "after optimizations" / "before optimizations" / ""
+    other_stage_path: Path | None = None
+    live_range_path: Path | None = None
+    buffer_assignment_path: Path | None = None
+    memory_report_path: Path | None = None
+    compiled_stats: dict = field(default_factory=dict)  # memory_analysis / cost_analysis from a capture
+    _hlo: HloModule | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def loaded(self) -> bool:
+        return self._hlo is not None
+
+    def load(self) -> HloModule:
+        """Parse (once) and return the module; InputError if the file is bad."""
+        with self._lock:
+            if self._hlo is None:
+                self._hlo = read_hlo(self.path)
+            return self._hlo
+
+    @property
+    def size(self) -> int:
+        try:
+            return self.path.stat().st_size
+        except OSError:
+            return 0
+
+
+def read_hlo(path: str | os.PathLike) -> HloModule:
+    """An HLO text file or `.pb` -> HloModule, with one clear InputError for bad files."""
+    path = Path(path)
+    name = path.name
+    if name.endswith(".pb"):
+        from tui.model.hlo_proto import hlo_text_from_proto
+
+        return parse_hlo(hlo_text_from_proto(path), str(path))
+    return parse_hlo(read_text(path, what="HLO text"), str(path))
+
+
+MAX_TEXT_BYTES = 2 << 30
+
+
+def read_text(path: Path, what: str) -> str:
+    try:
+        size = path.stat().st_size
+        if size > MAX_TEXT_BYTES:
+            raise InputError(path, f"too large to load as {what} ({size / 2**30:.1f} GiB; the limit is {MAX_TEXT_BYTES >> 30} GiB)")
+        data = path.read_bytes()
+    except OSError as e:
+        raise InputError(path, f"cannot read: {e.strerror or e}") from None
+    if b"\0" in data[:65536]:
+        raise InputError(path, f"binary data, not {what}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise InputError(path, f"not UTF-8 text (byte 0x{data[e.start]:02x})", line=line) from None
+
+
+Listener = Callable[["Selection", "Selection"], None]
+
+
+class Workspace:
+    """Modules, trace and selection, plus what went wrong while loading them."""
+
+    def __init__(self, modules: list[ModuleEntry] | None = None, main: ModuleEntry | None = None, trace=None,
+                 sources: list[str] | None = None):
+        self.modules: list[ModuleEntry] = modules or []
+        self.main: ModuleEntry | None = main or (self.modules[0] if self.modules else None)
+        self.trace = trace
+        self.sources: list[str] = sources or []
+        self.warnings: list[str] = []
+        self.errors: list[str] = []
+        self.capture: dict | None = None  # manifest of a script capture (script, args, exit status, error)
+        self.selection = Selection(module=self.main.label if self.main else None)
+        self._listeners: list[Listener] = []
+
+    # -- modules --------------------------------------------------------------
+    def module(self, label: str | None) -> ModuleEntry | None:
+        for entry in self.modules:
+            if entry.label == label:
+                return entry
+        return None
+
+    @property
+    def current(self) -> ModuleEntry | None:
+        """The module the selection is in."""
+        return self.module(self.selection.module) or self.main
+
+    @property
+    def hlo(self) -> HloModule | None:
+        entry = self.current
+        return entry.load() if entry else None
+
+    @property
+    def instruction(self) -> HloInstruction | None:
+        """The selected instruction, resolved in the current module."""
+        if not self.selection.instruction or self.current is None or not self.current.loaded:
+            return None
+        return self.hlo.instruction(self.selection.instruction)
+
+    # -- selection ------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def select(self, **changes) -> Selection:
+        """Change the selection and tell every listener; selecting an instruction sets its computation."""
+        ins = changes.get("instruction")
+        if isinstance(ins, HloInstruction):
+            changes["instruction"] = ins.name
+            changes.setdefault("computation", ins.computation.name)
+        elif ins and "computation" not in changes and self.current is not None and self.current.loaded:
+            found = self.hlo.instruction(ins)
+            if found is not None:
+                changes["computation"] = found.computation.name
+        if "module" in changes and changes["module"] != self.selection.module:
+            changes.setdefault("computation", None)
+            changes.setdefault("instruction", None)
+            changes.setdefault("program_point", None)
+            changes.setdefault("buffer", None)
+        old, new = self.selection, dataclasses.replace(self.selection, **changes)
+        if new != old:
+            self.selection = new
+            for listener in list(self._listeners):
+                listener(old, new)
+        return new

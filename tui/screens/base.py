@@ -1,0 +1,64 @@
+"""What every pane shares: the status bar, the footer, and redrawing on workspace/selection changes."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from tui.model.workspace import Selection, Workspace
+from tui.widgets.status_bar import StatusBar
+
+
+class WorkspaceScreen(Screen):
+    """A pane over the app's Workspace. Subclasses compose `body()` and implement the two hooks.
+
+    Hidden panes don't redraw on every selection change; they catch up when shown again.
+    """
+
+    pane_title = ""
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(self.pane_title)
+        yield from self.body()
+        yield Footer()
+
+    def body(self) -> ComposeResult:
+        yield from ()
+
+    @property
+    def workspace(self) -> Workspace | None:
+        return self.app.workspace
+
+    @property
+    def ready(self) -> bool:
+        return self.app.workspace is not None
+
+    def on_mount(self) -> None:
+        self._stale = False
+        self.watch(self.app, "workspace", self._workspace_changed)
+        self.watch(self.app, "selection", self._selection_changed, init=False)
+
+    def _workspace_changed(self, ws: Workspace | None) -> None:
+        if ws is not None:
+            self.show_workspace(ws)
+
+    def _selection_changed(self, old: Selection, new: Selection) -> None:
+        if not self.ready:
+            return
+        if self.app.screen is not self:
+            self._stale = True
+            return
+        self.show_selection(old, new)
+
+    def on_screen_resume(self) -> None:
+        if getattr(self, "_stale", False) and self.ready:
+            self._stale = False
+            self.show_selection(Selection(), self.app.selection)
+
+    # -- hooks ----------------------------------------------------------------
+    def show_workspace(self, ws: Workspace) -> None:
+        """The workspace finished loading (or was replaced)."""
+
+    def show_selection(self, old: Selection, new: Selection) -> None:
+        """The shared selection changed."""

@@ -1,0 +1,52 @@
+"""`?`: the keys of the screen you came from, and the app's own."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+GENERAL = [
+    ("1 2 3 4", "graph, details, memory, timeline screens"),
+    ("ctrl+p", "command palette: modules, computations, screens"),
+    ("?", "this help"),
+    ("q", "quit"),
+]
+
+
+class HelpScreen(ModalScreen):
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll { width: 80%; max-width: 90; height: 80%; border: round $accent; background: $surface; padding: 0 1; }
+    """
+    BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close")]
+
+    def __init__(self, under: Screen):
+        super().__init__()
+        self.under = under
+
+    def compose(self) -> ComposeResult:
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold")
+        table.add_column()
+        table.add_row(f"[u]{getattr(self.under, 'pane_title', '') or 'Screen'}[/u]", "")
+        seen = set()
+        for node in [self.under, *self.under.query("*")]:
+            for binding in getattr(node, "BINDINGS", []):
+                if isinstance(binding, Binding) and binding.description and binding.key not in seen:
+                    seen.add(binding.key)
+                    table.add_row(_keys(binding.key), binding.description)
+        table.add_row("", "")
+        table.add_row("[u]Everywhere[/u]", "")
+        for key, description in GENERAL:
+            table.add_row(key, description)
+        with VerticalScroll():
+            yield Static(table)
+
+
+def _keys(key: str) -> str:
+    return " ".join(k.replace("question_mark", "?").replace("left_square_bracket", "[").replace("right_square_bracket", "]")
+                    for k in key.split(","))

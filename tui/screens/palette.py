@@ -1,0 +1,35 @@
+"""Command palette entries for the workspace: modules and computations."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+
+class WorkspaceCommands(Provider):
+    def _commands(self):
+        app = self.app
+        ws = app.workspace
+        if ws is None:
+            return
+        for entry in ws.modules:
+            yield f"Module: {entry.label}", partial(app.show, "graph", module=entry.label), entry.stage or "open this module"
+        current = ws.current
+        if current is not None and current.loaded:
+            for comp in current.load().computations:
+                root = comp.root.name
+                yield (f"Computation: {comp.name}", partial(app.show, "graph", instruction=root, computation=comp.name),
+                       f"{comp.kind}, {len(comp.instructions)} instructions")
+
+    async def discover(self) -> Hits:
+        for text, callback, help_text in self._commands():
+            if text.startswith("Module:"):
+                yield DiscoveryHit(text, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for text, callback, help_text in self._commands():
+            score = matcher.match(text)
+            if score > 0:
+                yield Hit(score, matcher.highlight(text), callback, help=help_text)
