@@ -8,7 +8,7 @@ from typing import Iterable
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.screen import Screen
 
 from tui.model.errors import InputError
@@ -40,9 +40,11 @@ class XlaTuiApp(App):
         Binding("q", "quit", "Quit", id="quit"),
     ]
 
-    workspace: reactive[Workspace | None] = reactive(None, always_update=True)
-    selection: reactive[Selection] = reactive(Selection())
-    status: reactive[str] = reactive("Starting")
+    # `var`, not `reactive`: screens watch these and redraw only what changed; a reactive
+    # would repaint the whole screen on every selection change.
+    workspace: var[Workspace | None] = var(None, always_update=True)
+    selection: var[Selection] = var(Selection())
+    status: var[str] = var("Starting")
 
     def __init__(self, *paths: str | os.PathLike, main: str | None = None, workspace: Workspace | None = None):
         super().__init__()

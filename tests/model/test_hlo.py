@@ -1,0 +1,235 @@
+"""The HLO parser against XLA's own C++ parser, on JAX-generated modules and the real corpus."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import hlo_files, main_hlo
+
+from tui.model.hlo import HloParseError, parse_hlo
+
+def xla_opcode(instruction) -> str:
+    """The opcode as XLA itself prints the instruction: `%n = <shape> <opcode>(...`."""
+    text = instruction.to_string()
+    rest = text.split(" = ", 1)[1]
+    if rest.startswith("("):  # a tuple shape: skip to its closing parenthesis
+        depth = 0
+        for k, c in enumerate(rest):
+            depth += {"(": 1, ")": -1}.get(c, 0)
+            if depth == 0:
+                rest = rest[k + 1 :]
+                break
+    else:
+        rest = rest.split(" ", 1)[1]
+    return re.match(r"\s*([\w-]+)\(", rest).group(1)
+
+
+def assert_matches_xla(text: str, label: str) -> int:
+    """Every computation's instruction names, opcodes and operand names equal XLA's parse."""
+    from jax._src.lib import xla_client
+
+    reference = xla_client.hlo.hlo_module_from_text(text)
+    ours = parse_hlo(text, label)
+    ours_by_name = {c.name: c for c in ours.computations}
+    checked = 0
+    assert {c.name for c in reference.computations()} == set(ours_by_name), label
+    for ref_comp in reference.computations():
+        comp = ours_by_name[ref_comp.name]
+        ref = {i.name: i for i in ref_comp.instructions()}
+        mine = {i.name: i for i in comp.instructions}
+        assert set(ref) == set(mine), f"{label}: {ref_comp.name}"
+        for name, ref_ins in ref.items():
+            ins = mine[name]
+            assert ins.opcode == xla_opcode(ref_ins), f"{label}: {name}"
+            assert [o.name for o in ins.operands] == [o.name for o in ref_ins.operands()], f"{label}: {name}"
+            checked += 1
+    return checked
+
+
+def test_every_generated_module_matches_xla(programs):
+    checked = 0
+    for name, folder in programs.items():
+        files = hlo_files(folder)
+        assert files, f"{name}: XLA dumped no HLO text"
+        for path in files:
+            checked += assert_matches_xla(path.read_text(), f"{name}/{path.name}")
+    assert checked > 4000
+
+
+def test_every_corpus_module_matches_xla(corpus):
+    from jax._src.lib import xla_client
+
+    files = sorted(corpus.glob("hlo/**/*.hlo")) + sorted(corpus.glob("hlo/dumps/*/*optimizations.txt"))
+    assert len(files) >= 17
+    accepted = 0
+    for path in files:
+        text = path.read_text()
+        try:
+            xla_client.hlo.hlo_module_from_text(text)
+        except Exception:
+            # The two single-computation fragments in the GPU dump (SOURCES.md): XLA rejects them.
+            assert "SyncTensorsGraph.147." in path.name and path.suffix == ".hlo", path
+            continue
+        assert_matches_xla(text, path.name)
+        accepted += 1
+    assert accepted >= 15
+
+
+def test_structure_of_a_scheduled_train_step(programs):
+    text = main_hlo(programs["transformer"]).read_text()
+    module = parse_hlo(text)
+    assert module.is_scheduled
+    assert module.entry.is_entry and module.entry.root.is_root
+    assert module.schedule == module.entry.instructions
+    fusions = [i for i in module.instructions() if i.opcode == "fusion"]
+    assert fusions
+    for fusion in fusions[:50]:
+        called = fusion.called_computations
+        assert len(called) == 1 and called[0].kind == "fusion"
+        assert fusion.fusion_kind and fusion.fusion_kind.startswith("k")
+        assert fusion in called[0].callers
+    # users are the inverse of operands
+    for ins in module.entry.instructions:
+        for op in ins.operands:
+            assert ins in op.users
+    # every named scope of the model shows up in some op_name
+    op_names = {i.op_name for i in module.instructions()}
+    assert any("layer" in n for n in op_names)
+
+
+def test_while_and_conditional_computations_are_classified(programs):
+    kinds = set()
+    for name in ("scan", "cond", "while_loop"):
+        for path in hlo_files(programs[name]):
+            module = parse_hlo(path.read_text())
+            kinds |= {c.kind for c in module.computations}
+    assert {"while body", "while condition", "branch", "entry"} <= kinds
+
+
+def test_stack_frames_resolve_to_the_python_call_chain(tmp_path):
+    import jax
+    import jax.numpy as jnp
+
+    def inner(x):
+        return jnp.sin(x) * 3
+
+    def middle(x):
+        return inner(x) + 1
+
+    def outer(x):
+        return middle(x) * 2
+
+    text = jax.jit(outer).lower(jnp.ones(4)).compile().as_text()
+    module = parse_hlo(text)
+    assert module.has_stack_frames
+    sine = next(i for i in module.instructions() if i.opcode == "sine")
+    functions = [f.function.rsplit(".", 1)[-1] for f in sine.stack]  # qualified names
+    assert functions[:3] == ["inner", "middle", "outer"]
+    assert sine.stack[0].file == __file__
+    assert sine.source == (__file__, sine.stack[0].line)
+    assert "return jnp.sin(x) * 3" in Path(__file__).read_text().splitlines()[sine.stack[0].line - 1]
+
+
+def test_dangling_stack_frame_ids_are_harmless(corpus):
+    # resnet50 has stack_frame_id= in metadata but no StackFrames section (SOURCES.md).
+    module = parse_hlo((corpus / "hlo/xla_cpu_benchmarks/resnet50_keras_jax_f32.hlo").read_text())
+    with_ids = [i for i in module.instructions() if "stack_frame_id" in i.metadata]
+    assert with_ids and all(i.stack == [] for i in with_ids)
+
+
+def test_stack_frame_tables_of_a_real_module(corpus):
+    module = parse_hlo((corpus / "hlo/xla_benchmarks/hlo_torax_iterhybrid_predictor_corrector_f64.hlo").read_text())
+    resolved = [i for i in module.instructions() if i.stack]
+    assert len(resolved) > 1000
+    for ins in resolved[:200]:
+        assert all(frame.file.endswith(".py") or frame.file.startswith("<") for frame in ins.stack)
+        assert ins.stack[0].line > 0
+
+
+def test_short_parsable_style_and_inline_operand_shapes(corpus):
+    short = parse_hlo((corpus / "hlo/xla_cpu_benchmarks/jax.issue.33666.linx.slow_0428.module_0006.hlo").read_text())
+    assert any(i.opcode == "while" for i in short.instructions())
+    inline = parse_hlo((corpus / "hlo/xla_misc/mobilenet_v2_ptxla.hlo").read_text())
+    conv = next(i for i in inline.instructions() if i.opcode == "convolution")
+    assert all(op.name for op in conv.operands) and conv.attrs["dim_labels"]
+    no_entry = parse_hlo((corpus / "hlo/xla_misc/large_loop_slow_compile_time.hlo").read_text())
+    assert no_entry.entry is no_entry.computations[-1]
+
+
+def test_attributes_decode_on_a_real_collective(corpus):
+    module = parse_hlo((corpus / "hlo/xla_benchmarks/hlo_mixtral_8x7b_bf16_2x8.hlo").read_text())
+    all_reduce = next(i for i in module.instructions() if i.opcode == "all-reduce")
+    assert all_reduce.attrs["replica_groups"]
+    assert all_reduce.called_computations and all_reduce.called_computations[0].kind == "reducer"
+    custom = next(i for i in module.instructions() if i.opcode == "custom-call")
+    assert custom.custom_call_target
+    assert module.attributes["input_output_alias"].startswith("{")
+
+
+# -- errors: each one names its line and column --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def mlp_text(programs) -> str:
+    return main_hlo(programs["mlp_grad"]).read_text()
+
+
+def _error(text: str) -> HloParseError:
+    with pytest.raises(HloParseError) as info:
+        parse_hlo(text, "m.hlo")
+    return info.value
+
+
+def test_undefined_operand_is_located(mlp_text):
+    lines = mlp_text.splitlines()
+    index = next(k for k, line in enumerate(lines) if re.search(r" add\(%\w", line))
+    name = re.search(r" add\(%([\w.]+)", lines[index]).group(1)
+    lines[index] = lines[index].replace(f"add(%{name}", "add(%nowhere.7", 1)
+    err = _error("\n".join(lines))
+    assert err.line == index + 1 and "nowhere.7" in err.problem
+    assert lines[index][err.column - 1 :].startswith("nowhere.7")
+    assert str(err).startswith(f"m.hlo:{index + 1}:{err.column}: ")
+
+
+def test_malformed_shape_is_located(mlp_text):
+    lines = mlp_text.splitlines()
+    index = next(k for k, line in enumerate(lines) if " = f32[" in line and "ROOT" not in line)
+    lines[index] = lines[index].replace(" = f32[", " = f32[x", 1)
+    err = _error("\n".join(lines))
+    assert err.line == index + 1 and "shape" in err.problem
+
+
+def test_literal_that_does_not_fit_its_shape(mlp_text):
+    lines = mlp_text.splitlines()
+    entry = next(k for k, line in enumerate(lines) if line.startswith("ENTRY"))
+    lines.insert(entry + 1, "  %bad.lit = f32[3]{0} constant({1, 2})")
+    err = _error("\n".join(lines))
+    assert err.line == entry + 2 and "2 elements" in err.problem
+
+
+def test_unbalanced_brace_and_truncated_file(mlp_text):
+    cut = mlp_text[: len(mlp_text) // 2]
+    cut = cut[: cut.rindex("metadata={") + 12]  # stop inside a metadata block
+    err = _error(cut)
+    assert err.line == cut.count("\n") + 1
+    assert "unbalanced" in err.problem or "end of file" in err.problem
+    whole_lines = mlp_text[: mlp_text.rindex("\n}")]  # drop the last computation's closing brace
+    err = _error(whole_lines)
+    assert "not closed" in err.problem
+
+
+def test_not_hlo_at_all():
+    err = _error("allocation 0: size 4, parameter 0\n value: <1 p @0>")
+    assert err.line == 1 and "not HLO" in err.problem
+
+
+def test_unknown_opcodes_and_attributes_are_kept_raw():
+    module = parse_hlo(
+        "HloModule m\n\nENTRY %e (p: f32[4]) -> f32[4] {\n"
+        "  %p = f32[4]{0} parameter(0)\n"
+        "  ROOT %x = f32[4]{0} brand-new-op(%p), shiny_attr={a=1, b=\"2\"}\n}\n"
+    )
+    root = module.entry.root
+    assert root.opcode == "brand-new-op" and root.attrs["shiny_attr"] == '{a=1, b="2"}'

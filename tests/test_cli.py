@@ -1,0 +1,124 @@
+"""The command line: --help without JAX, --summary (text and JSON), and one clear line for bad input."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, REPO
+
+
+def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    return subprocess.run([sys.executable, "-m", "tui", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300)
+
+
+def test_help_answers_without_importing_jax():
+    probe = ("import sys, tui.cli\n"
+             "try:\n    tui.cli.main(['--help'])\nexcept SystemExit:\n    pass\n"
+             "print('JAX' if 'jax' in sys.modules else 'NOJAX', 'TEXTUAL' if 'textual' in sys.modules else 'NOTEXTUAL')")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60).stdout
+    assert "usage: xla-tui" in out and "NOJAX NOTEXTUAL" in out
+
+
+def test_summary_json_of_a_dump_with_its_profile():
+    result = run("--summary", "--json", str(FIXTURES / "transformer"))
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["main_module"] == "module_0014.jit_train_step"
+    main = next(m for m in summary["modules"] if m["label"] == summary["main_module"])
+    assert set(main) >= {"name", "file", "computations", "instructions", "peak_memory_bytes", "peak_memory_source"}
+    assert main["name"] == "jit_train_step" and main["instructions"] > 500
+    # XLA's own live-range file is the truth for the peak, and the summary says so
+    live_range = next((FIXTURES / "transformer").glob("module_0014*live-range.txt")).read_text()
+    assert f"cumulative: {main['peak_memory_bytes']} bytes" in live_range
+    assert main["peak_memory_source"] == "XLA live-range file"
+    assert summary["trace"]["events"] > 100 and summary["trace"]["tracks"] >= 1 and summary["trace"]["span_us"] > 0
+    assert summary["warnings"] == [] or all(isinstance(w, str) for w in summary["warnings"])
+    assert summary["errors"] == []
+
+
+def test_summary_text_of_single_files(tmp_path):
+    result = run("--summary", str(FIXTURES / "mlp.hlo"))
+    assert result.returncode == 0, result.stderr
+    assert "main module: mlp.hlo" in result.stdout and "instructions" in result.stdout
+    pb = next((FIXTURES / "sharded").glob("*.hlo.pb"))
+    result = run("--summary", "--json", str(pb))
+    assert result.returncode == 0, result.stderr
+    module = json.loads(result.stdout)["modules"][0]
+    text_twin = parse_count(next((FIXTURES / "sharded").glob("*after_optimizations.txt")))
+    assert module["instructions"] == text_twin
+
+
+def parse_count(path: Path) -> int:
+    from tui.model.hlo import parse_hlo
+
+    return parse_hlo(path.read_text()).instruction_count
+
+
+def test_summary_of_real_inputs(corpus):
+    result = run("--summary", "--json", str(corpus / "hlo/dumps/ptxla_gpu_sm80"))
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["main_module"] == "module_3879.SyncTensorsGraph.2199"
+    assert all(m["peak_memory_bytes"] for m in summary["modules"])
+    result = run("--summary", "--json", str(corpus / "traces/xprof_tpu_v6e_inference_4chip.xplane.pb"))
+    assert result.returncode == 0, result.stderr
+    trace = json.loads(result.stdout)["trace"]
+    assert trace["events"] > 1000 and trace["tracks"] > 4
+
+
+def _one_line_error(result: subprocess.CompletedProcess, *needles: str) -> None:
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr and lines[0].startswith("xla-tui: ")
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+def test_bad_inputs_get_one_clear_line(tmp_path):
+    _one_line_error(run("--summary", str(tmp_path / "missing.hlo")), "missing.hlo", "no such file")
+    empty = tmp_path / "empty.hlo"
+    empty.write_text("")
+    _one_line_error(run("--summary", str(empty)), "empty.hlo", "empty")
+    binary = tmp_path / "weights.bin"
+    binary.write_bytes(bytes(range(256)) * 4)
+    _one_line_error(run("--summary", str(binary)), "weights.bin", "binary")
+    truncated = tmp_path / "cut.hlo"
+    text = (FIXTURES / "mlp.hlo").read_text()
+    truncated.write_text(text[: len(text) // 2])
+    result = run("--summary", str(truncated))
+    _one_line_error(result, "cut.hlo:")
+    assert ":" in result.stderr.split("cut.hlo:", 1)[1]  # line:column follow the file name
+    not_trace = tmp_path / "config.json"
+    not_trace.write_text(json.dumps({"learning_rate": 0.1}))
+    _one_line_error(run("--summary", str(not_trace)), "config.json")
+    bad_gz = tmp_path / "trace.json.gz"
+    bad_gz.write_bytes(gzip.compress(b'{"traceEvents": [')[:-6])
+    _one_line_error(run("--summary", str(bad_gz)), "trace.json.gz")
+    (tmp_path / "nothing").mkdir()
+    _one_line_error(run("--summary", str(tmp_path / "nothing")), "nothing")
+    _one_line_error(run("--summary", str(FIXTURES / "mlp.hlo"), "extra"), "takes no arguments")
+
+
+def test_loading_never_writes_into_the_input_folder(tmp_path):
+    import shutil
+
+    folder = tmp_path / "dump"
+    shutil.copytree(FIXTURES / "transformer", folder)
+    before = sorted((p.relative_to(folder), p.stat().st_mtime_ns) for p in folder.rglob("*"))
+    assert run("--summary", str(folder)).returncode == 0
+    after = sorted((p.relative_to(folder), p.stat().st_mtime_ns) for p in folder.rglob("*"))
+    assert before == after
+
+
+@pytest.mark.parametrize("flag", ["--json"])
+def test_json_needs_summary(flag):
+    result = run(flag, str(FIXTURES / "mlp.hlo"))
+    assert result.returncode == 2 and "--summary" in result.stderr
