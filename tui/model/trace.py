@@ -1,0 +1,488 @@
+"""Profiles (xplane.pb, Chrome trace JSON, TensorBoard logdirs) as a timeline of NumPy columns.
+
+`load_trace(path)` is the entry point. A `Trace` holds `Track`s (one per thread, stream or XLine,
+grouped by process or device) whose events are columns sorted by start; counter tracks; device
+peaks; and warnings about data the profiler lost. Columns of an xplane track are decoded from
+ProfileData the first time they are used, so loading costs a parse and a count, and a window of
+the timeline costs a few searchsorted calls, whatever the trace's size.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import re
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
+
+import numpy as np
+
+from tui.model.errors import InputError
+from tui.model.trace_lanes import assign_rows, lane_index, self_times
+
+_HLO_INSTRUCTION = re.compile(r"%([^\s=]+) = ")
+
+
+def op_display_name(name: str) -> str:
+    """`%fusion.3 = f32[8]{0} fusion(...)` (a TPU `XLA Ops` event's name) -> `fusion.3`."""
+    if name.startswith("%"):
+        match = _HLO_INSTRUCTION.match(name)
+        if match:
+            return match.group(1)
+    return name
+
+
+@contextmanager
+def _gc_paused():
+    """Loading builds about a million short-lived objects, none in reference cycles; the cyclic
+    collector would otherwise rescan them over and over while they are built."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+class NameTable:
+    """The trace's string table: `name_id` columns index `names` (display names, each once)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self._ids: dict[str, int] = {}
+
+    def ids(self, raw_names: Sequence[str]) -> np.ndarray:
+        known = self._ids
+        for raw in set(raw_names):
+            if raw not in known:
+                shown = op_display_name(raw)
+                if shown not in known:
+                    known[shown] = len(self.names)
+                    self.names.append(shown)
+                known[raw] = known[shown]
+        return np.fromiter(map(known.__getitem__, raw_names), np.int32, len(raw_names))
+
+    def id_of(self, name: str) -> int | None:
+        return self._ids.get(name)
+
+    def nbytes(self) -> int:
+        """UTF-8 bytes of the names plus a pointer each."""
+        return sum(len(name.encode()) for name in self.names) + 8 * len(self.names)
+
+
+# What a track's source yields: start_ns, dur_ns (int64), name_id (int32), and a function from an
+# event's position in the source to its args (None when the source has no args).
+Columns = tuple[np.ndarray, np.ndarray, np.ndarray, "Callable[[int], dict] | None"]
+
+
+class _Decoded(NamedTuple):
+    start: np.ndarray
+    dur: np.ndarray
+    name_id: np.ndarray
+    depth: np.ndarray
+    source: np.ndarray | None  # position in the source of each sorted event; None: same order
+    args_of: Callable[[int], dict] | None
+
+
+class Track:
+    """One timeline row group: a thread, GPU stream or XLine, its events sorted by start.
+
+    `count` is exact before anything is decoded. The columns (`start_ns`, `dur_ns`, `name_id`
+    into `names`, `depth`) are decoded on first use. `depth` is the row inside the track:
+    nesting depth, with overlapping async events moved to extra rows (see trace_lanes).
+    """
+
+    def __init__(
+        self,
+        group: str,
+        name: str,
+        count: int,
+        table: NameTable,
+        lock: threading.RLock,
+        load: Callable[[], Columns],
+        instants: tuple[np.ndarray, np.ndarray] | None = None,
+    ):
+        self.group = group
+        self.name = name
+        self.count = count
+        self._table = table
+        self._lock = lock
+        self._load: Callable[[], Columns] | None = load
+        self._decoded: _Decoded | None = None
+        self._lanes: tuple | None = None
+        self._self_ns: np.ndarray | None = None
+        empty = (np.zeros(0, np.int64), np.zeros(0, np.int32))
+        self.instant_ns, self.instant_name_id = instants or empty
+
+    def __repr__(self) -> str:
+        return f"Track({self.group!r}, {self.name!r}, count={self.count})"
+
+    @property
+    def names(self) -> list[str]:
+        return self._table.names
+
+    @property
+    def decoded(self) -> bool:
+        return self._decoded is not None
+
+    def decode(self) -> _Decoded:
+        if self._decoded is None:
+            with self._lock, _gc_paused():
+                if self._decoded is None:
+                    self._decoded = _sort_and_nest(*self._load())
+                    self._load = None
+        return self._decoded
+
+    @property
+    def start_ns(self) -> np.ndarray:
+        return self.decode().start
+
+    @property
+    def dur_ns(self) -> np.ndarray:
+        return self.decode().dur
+
+    @property
+    def end_ns(self) -> np.ndarray:
+        cols = self.decode()
+        return cols.start + cols.dur
+
+    @property
+    def name_id(self) -> np.ndarray:
+        return self.decode().name_id
+
+    @property
+    def depth(self) -> np.ndarray:
+        return self.decode().depth
+
+    @property
+    def lanes(self) -> int:
+        """Rows the track needs."""
+        depth = self.depth
+        return int(depth.max()) + 1 if len(depth) else 0
+
+    def event_name(self, i: int) -> str:
+        return self.names[self.name_id[i]]
+
+    def event_args(self, i: int) -> dict:
+        """Stats/args of event `i`, read from the source only now (selection time)."""
+        cols = self.decode()
+        if cols.args_of is None:
+            return {}
+        return cols.args_of(i if cols.source is None else int(cols.source[i]))
+
+    def _lane_index(self):
+        if self._lanes is None:
+            cols = self.decode()
+            self._lanes = lane_index(cols.start, cols.start + cols.dur, cols.depth)
+        return self._lanes
+
+    def visible(self, t0_ns: int, t1_ns: int) -> np.ndarray:
+        """Indices (ascending) of events with start <= t1 and end >= t0.
+
+        Two searchsorted calls per row: a row never overlaps itself, so its starts and ends are
+        both sorted. The cost depends on the rows and the answer, not on the track's size.
+        """
+        order, offsets, lane_start, lane_end = self._lane_index()
+        parts = []
+        for row in range(len(offsets) - 1):
+            a, b = int(offsets[row]), int(offsets[row + 1])
+            lo = a + int(np.searchsorted(lane_end[a:b], t0_ns, side="left"))
+            hi = a + int(np.searchsorted(lane_start[a:b], t1_ns, side="right"))
+            if lo < hi:
+                parts.append(order[lo:hi])
+        if not parts:
+            return np.zeros(0, np.intp)
+        return np.sort(np.concatenate(parts)).astype(np.intp)
+
+    @property
+    def self_ns(self) -> np.ndarray:
+        """Duration minus the durations of the event's children in this track."""
+        if self._self_ns is None:
+            cols = self.decode()
+            order, offsets, _, _ = self._lane_index()
+            self._self_ns = self_times(cols.start, cols.start + cols.dur, order, offsets)
+        return self._self_ns
+
+    def nbytes(self) -> int:
+        arrays = [self.instant_ns, self.instant_name_id]
+        if self._decoded is not None:
+            arrays += [a for a in self._decoded[:5] if a is not None]
+        arrays += list(self._lanes or ()) + ([self._self_ns] if self._self_ns is not None else [])
+        return sum(a.nbytes for a in arrays)
+
+
+def _sort_and_nest(start, dur, name_id, args_of) -> _Decoded:
+    order = np.lexsort((-dur, start))
+    source = None
+    if not np.array_equal(order, np.arange(len(order))):
+        start, dur, name_id = start[order], dur[order], name_id[order]
+        source = order.astype(np.int32)
+    return _Decoded(start, dur, name_id, assign_rows(start, start + dur), source, args_of)
+
+
+@dataclass
+class CounterTrack:
+    """Samples of one counter series (Chrome `C` events, allocator stats), sorted by time."""
+
+    group: str
+    name: str
+    time_ns: np.ndarray
+    value: np.ndarray
+
+    def visible(self, t0_ns: int, t1_ns: int) -> slice:
+        """Samples in [t0, t1] plus the one before t0, whose value holds at t0."""
+        lo = max(int(np.searchsorted(self.time_ns, t0_ns, side="right")) - 1, 0)
+        return slice(lo, int(np.searchsorted(self.time_ns, t1_ns, side="right")))
+
+
+@dataclass
+class Device:
+    """A device plane's peaks, for the roofline; None where the profile does not say."""
+
+    name: str
+    device_type: str | None
+    peak_teraflops_per_second: float | None
+    peak_hbm_bw_gigabytes_per_second: float | None
+    stats: dict = field(default_factory=dict)
+
+
+class NameStats(NamedTuple):
+    name: str
+    count: int
+    total_ns: int
+    self_ns: int
+    mean_ns: float
+    min_ns: int
+    max_ns: int
+
+
+class Trace:
+    """A loaded profile.
+
+    `event_count` counts complete events with a duration, exactly: every XEvent of every line
+    of every plane of an xplane.pb (zero-length ones included), or every `"ph": "X"` event plus
+    every matched `B`/`E` pair of a Chrome trace. Instants (`i`/`I`), counters (`C`), metadata
+    (`M`), flow and async events are not counted.
+    """
+
+    def __init__(
+        self,
+        path: str,
+        source: str,
+        tracks: list[Track],
+        table: NameTable,
+        lock: threading.RLock,
+        devices: dict[str, Device],
+        warnings: list[str],
+        counters: list[CounterTrack] | Callable[[], list[CounterTrack]],
+        args_nbytes: Callable[[], int] | None = None,
+    ):
+        self.path = path
+        self.source = source  # "xplane" or "chrome"
+        self.tracks = tracks
+        self.event_count = sum(track.count for track in tracks)
+        self.devices = devices
+        self.warnings = warnings
+        self.runs: list[str] = []  # runs of the logdir, newest first (when loaded from one)
+        self.run: str | None = None
+        self._table = table
+        self._lock = lock
+        self._counters = counters
+        self._span: tuple[int, int] | None = None
+        self._args_nbytes = args_nbytes  # args a reader keeps in memory (Chrome JSON)
+
+    def __repr__(self) -> str:
+        return f"Trace({self.path!r}, {self.event_count} events, {len(self.tracks)} tracks)"
+
+    @property
+    def names(self) -> list[str]:
+        return self._table.names
+
+    @property
+    def groups(self) -> list[str]:
+        """Process / device names, in display order."""
+        return list(dict.fromkeys(track.group for track in self.tracks))
+
+    def tracks_in(self, group: str) -> list[Track]:
+        return [track for track in self.tracks if track.group == group]
+
+    def decode_all(self, progress: Callable[[int, int], None] | None = None) -> None:
+        """Decode every track now (a worker thread can call this with a progress callback)."""
+        for done, track in enumerate(self.tracks, 1):
+            track.decode()
+            if progress:
+                progress(done, len(self.tracks))
+
+    @property
+    def counters(self) -> list[CounterTrack]:
+        if callable(self._counters):
+            with self._lock:
+                if callable(self._counters):
+                    self._counters = self._counters()
+        return self._counters
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """(first start, last end) in ns over events, instants and counter samples."""
+        if self._span is None:
+            lows, highs = [], []
+            for track in self.tracks:
+                if track.count:
+                    lows.append(int(track.start_ns[0]))
+                    highs.append(int(track.end_ns.max()))
+                if len(track.instant_ns):
+                    lows.append(int(track.instant_ns.min()))
+                    highs.append(int(track.instant_ns.max()))
+            for counter in self.counters:
+                if len(counter.time_ns):
+                    lows.append(int(counter.time_ns[0]))
+                    highs.append(int(counter.time_ns[-1]))
+            self._span = (min(lows), max(highs)) if lows else (0, 0)
+        return self._span
+
+    def find(self, text: str) -> Iterator[tuple[Track, int]]:
+        """Events whose name contains `text` (case-insensitive), track by track, in time order."""
+        self.decode_all()
+        needle = text.lower()
+        ids = [i for i, name in enumerate(self.names) if needle in name.lower()]
+        if not ids:
+            return
+        for track in self.tracks:
+            for i in np.flatnonzero(np.isin(track.name_id, ids)):
+                yield track, int(i)
+
+    def aggregate(
+        self, t0_ns: int | None = None, t1_ns: int | None = None, tracks: Iterable[Track] | None = None
+    ) -> list[NameStats]:
+        """Per-name count, total, self, mean, min and max duration, largest total first.
+
+        Counts the events `track.visible(t0, t1)` returns (whole durations), over all tracks or
+        the given ones; without a window, every event.
+        """
+        ids, durs, selfs = [], [], []
+        for track in self.tracks if tracks is None else tracks:
+            if t0_ns is None and t1_ns is None:
+                pick = slice(None)
+            else:
+                lo, hi = self.span
+                pick = track.visible(lo if t0_ns is None else t0_ns, hi if t1_ns is None else t1_ns)
+            ids.append(track.name_id[pick])
+            durs.append(track.dur_ns[pick])
+            selfs.append(track.self_ns[pick])
+        if not ids or not sum(len(a) for a in ids):
+            return []
+        ids, durs, selfs = np.concatenate(ids), np.concatenate(durs), np.concatenate(selfs)
+        size = len(self.names)
+        count = np.bincount(ids, minlength=size)
+        total = np.bincount(ids, weights=durs, minlength=size)
+        own = np.bincount(ids, weights=selfs, minlength=size)
+        order = np.argsort(ids, kind="stable")
+        present = np.flatnonzero(count)
+        firsts = np.searchsorted(ids[order], present)
+        mins = np.minimum.reduceat(durs[order], firsts)
+        maxs = np.maximum.reduceat(durs[order], firsts)
+        rows = [
+            NameStats(self.names[i], int(count[i]), int(total[i]), int(own[i]), total[i] / count[i], int(lo), int(hi))
+            for i, lo, hi in zip(present.tolist(), mins, maxs)
+        ]
+        rows.sort(key=lambda row: (-row.total_ns, row.name))
+        return rows
+
+    def nbytes(self) -> int:
+        """Bytes of the decoded columns and indexes, the string table and args kept in memory."""
+        counters = self.counters if not callable(self._counters) else []
+        return (
+            sum(track.nbytes() for track in self.tracks)
+            + sum(c.time_ns.nbytes + c.value.nbytes for c in counters)
+            + self._table.nbytes()
+            + (self._args_nbytes() if self._args_nbytes else 0)
+        )
+
+
+# --- finding the files -------------------------------------------------------------------------
+
+_XPLANE = ".xplane.pb"
+
+
+def _is_json(path: Path) -> bool:
+    """Chrome JSON by name, else (for an odd name) by its first bytes: gzip or `{`/`[`."""
+    if path.name.endswith((".json", ".json.gz")):
+        return True
+    if path.name.endswith(".pb"):
+        return False
+    try:
+        with open(path, "rb") as file:
+            head = file.read(64)
+    except OSError:
+        return False
+    return head[:2] == b"\x1f\x8b" or head.lstrip()[:1] in (b"{", b"[")
+
+
+def _profile_files(run: Path) -> list[Path]:
+    """A run folder's xplanes (one per host), else its Chrome traces."""
+    xplanes = sorted(run.glob("*" + _XPLANE))
+    if xplanes:
+        return xplanes
+    per_host = sorted(p for p in run.glob("*.trace.json.gz"))
+    return per_host or sorted(p for p in run.glob("*.json*") if _is_json(p))
+
+
+def _runs(logdir: Path) -> tuple[Path, list[Path]]:
+    """(folder holding the runs, runs newest first) for a logdir, its plugins/profile or a run."""
+    for base in (logdir / "plugins" / "profile", logdir):
+        runs = [p for p in base.iterdir() if p.is_dir() and _profile_files(p)] if base.is_dir() else []
+        if runs:
+            runs.sort(key=lambda p: (p.name, p.stat().st_mtime), reverse=True)
+            return base, runs
+    return logdir, []
+
+
+def _resolve(path: Path, run: str | None) -> tuple[list[Path], list[str], str | None]:
+    if not path.exists():
+        raise InputError(path, "no such file or directory")
+    if not path.is_dir():
+        return [path], [], None
+    files = _profile_files(path)
+    if files and run is None:  # a run folder: the other runs are its siblings
+        siblings = [r.name for r in _runs(path.parent)[1]] if path.parent.name == "profile" else []
+        return files, siblings, path.name if siblings else None
+    _, runs = _runs(path)
+    if not runs:
+        raise InputError(path, "no profile here: expected *.xplane.pb, a trace JSON or plugins/profile/<run>/")
+    names = [r.name for r in runs]
+    if run is None:
+        chosen = runs[0]
+    elif run in names:
+        chosen = runs[names.index(run)]
+    else:
+        raise InputError(path, f"no run {run!r}; runs: {', '.join(names)}")
+    return _profile_files(chosen), names, chosen.name
+
+
+def load_trace(path: str | os.PathLike | Sequence[str | os.PathLike], run: str | None = None) -> Trace:
+    """Load a profile: an xplane.pb, a Chrome trace (.json/.json.gz), a logdir or run folder
+    (newest run unless `run` names one; a run's hosts are merged on one time axis), or a list
+    of one run's per-host files. Bad input raises InputError."""
+    if isinstance(path, (str, os.PathLike)):
+        files, runs, chosen = _resolve(Path(path), run)
+    else:
+        files, runs, chosen = [Path(p) for p in path], [], None
+        for file in files:
+            if not file.is_file():
+                raise InputError(file, "no such file")
+    if not files:
+        raise InputError(path if isinstance(path, (str, os.PathLike)) else None, "no profile files given")
+    if all(_is_json(f) for f in files):
+        from tui.model.trace_chrome import read_chrome as read
+    elif not any(_is_json(f) for f in files):
+        from tui.model.trace_xplane import read_xplanes as read
+    else:
+        raise InputError(files[0], "cannot merge xplane.pb and Chrome JSON files")
+    with _gc_paused():
+        trace = read(files)
+    trace.runs, trace.run = runs, chosen
+    return trace

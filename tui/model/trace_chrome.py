@@ -1,0 +1,352 @@
+"""Chrome trace JSON (`.json`, `.json.gz`, JAX's perfetto_trace.json.gz, Kineto) -> Trace.
+
+msgspec decodes the events into typed structs (about 3x faster than json.load) and the fields
+are pulled into NumPy columns with `map(attrgetter(...))`; args are read from the file again
+when an event is first selected (see _LazyArgs). Phases: X (complete), B/E (matched per thread, innermost first), i/I (instants),
+C (counters), M (process/thread names and sort order); others (flows, async) are skipped.
+`ts`/`dur` are microseconds.
+"""
+
+from __future__ import annotations
+
+import gzip
+import threading
+import zlib
+from collections import Counter, defaultdict
+from functools import partial
+from itertools import count
+from operator import attrgetter
+from pathlib import Path
+from typing import Callable
+
+import msgspec
+import numpy as np
+
+from tui.model.errors import InputError
+from tui.model.trace import CounterTrack, NameTable, Trace, Track
+
+# XLA's xplane -> trace JSON conversion (which writes JAX's *.trace.json.gz and so its
+# perfetto_trace.json.gz) keeps exactly the first N events by start time and drops the rest:
+# N was 1,000,000 in older XLA and is 5,000,000 now. A trace with exactly N events was cut.
+EVENT_CAPS = (1_000_000, 5_000_000)
+
+
+class _Event(msgspec.Struct, gc=False):
+    ph: str = ""
+    name: str = ""
+    cat: str = ""
+    pid: int | str = 0
+    tid: int | str = 0
+    ts: float = 0.0
+    dur: float = -1.0
+    id: int | str | None = None
+    args: msgspec.Raw = msgspec.Raw()
+
+
+class _File(msgspec.Struct, gc=False):
+    traceEvents: list[_Event]
+
+
+_DECODER = msgspec.json.Decoder(_File | list[_Event])
+_KEY = attrgetter("pid", "tid")
+_BUCKET = {"B": "BE", "E": "BE", "I": "i"}
+
+
+def _decode(path: Path, decoder: msgspec.json.Decoder = _DECODER) -> list:
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise InputError(path, f"cannot read: {error.strerror or error}") from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as error:
+            raise InputError(path, f"truncated or corrupt gzip ({error})") from None
+    try:
+        doc = decoder.decode(raw)
+    except msgspec.ValidationError as error:
+        raise InputError(path, f"JSON but not a Chrome trace: {error}") from None
+    except msgspec.DecodeError as error:
+        raise InputError(path, f"not JSON: {error}") from None
+    return doc if isinstance(doc, list) else doc.traceEvents
+
+
+def _args(raw: msgspec.Raw) -> dict:
+    if not len(raw):
+        return {}
+    value = msgspec.json.decode(raw)
+    return value if isinstance(value, dict) else {"args": value}
+
+
+def _ns(micros: np.ndarray) -> np.ndarray:
+    return np.rint(micros * 1000.0).astype(np.int64)
+
+
+class _Host:
+    """One file's events, split by phase and grouped by (pid, tid)."""
+
+    def __init__(self, path: Path, label: str | None):
+        self.path = path
+        self.label = label
+        self.warnings: list[str] = []
+        events = _decode(path)
+        phases = list(map(attrgetter("ph"), events))
+        self.complete = [event for event, ph in zip(events, phases) if ph == "X"]
+        by_phase: dict[str, list[_Event]] = defaultdict(list)
+        for event, ph in zip(events, phases):
+            if ph != "X":
+                by_phase[_BUCKET.get(ph, ph)].append(event)
+        self.process, self.thread = self._metadata(by_phase["M"])
+        self._name_count = Counter(map(self._process_name, self.process))
+        self.pairs = self._match(by_phase["BE"])
+        self.instants = by_phase["i"]
+        self.counters = by_phase["C"]
+
+    def _metadata(self, events: list[_Event]):
+        process: dict = defaultdict(dict)
+        thread: dict = defaultdict(dict)
+        for event in events:
+            args = _args(event.args)
+            if event.name in ("process_name", "process_labels", "process_sort_index"):
+                process[event.pid][event.name] = args.get("name", args.get("labels", args.get("sort_index")))
+            elif event.name in ("thread_name", "thread_sort_index"):
+                thread[(event.pid, event.tid)][event.name] = args.get("name", args.get("sort_index"))
+        return process, thread
+
+    def _match(self, events: list[_Event]) -> list[tuple[_Event, _Event]]:
+        """B/E pairs: an E closes the latest open B of its thread (file order breaks ts ties)."""
+        open_: dict = defaultdict(list)
+        pairs, unmatched_ends = [], 0
+        for event in sorted(events, key=attrgetter("ts")):
+            stack = open_[_KEY(event)]
+            if event.ph == "B":
+                stack.append(event)
+            elif stack:
+                pairs.append((stack.pop(), event))
+            else:
+                unmatched_ends += 1
+        unended = sum(len(stack) for stack in open_.values())
+        if unended:
+            self.warnings.append(f"{self.path.name}: {unended} B events never ended (dropped)")
+        if unmatched_ends:
+            self.warnings.append(f"{self.path.name}: {unmatched_ends} E events without a B (dropped)")
+        return pairs
+
+    def _process_name(self, pid) -> str:
+        meta = self.process.get(pid, {})
+        name = meta.get("process_name") or f"pid {pid}"
+        return f"{name} ({meta['process_labels']})" if meta.get("process_labels") else name
+
+    def group(self, pid) -> str:
+        """The process's name (with its labels), made unique with the pid if names repeat."""
+        name = self._process_name(pid)
+        if self._name_count[name] > 1:
+            name += f" [pid {pid}]"
+        return name if self.label is None else f"{self.label} {name}"
+
+    def track_name(self, key) -> str:
+        tid = key[1]
+        return self.thread.get(key, {}).get("thread_name") or (tid if isinstance(tid, str) else f"tid {tid}")
+
+    def sort_key(self, key) -> tuple:
+        pid, tid = key
+        p_index = self.process.get(pid, {}).get("process_sort_index")
+        t_index = self.thread.get(key, {}).get("thread_sort_index")
+        return (
+            p_index if isinstance(p_index, (int, float)) else float("inf"),
+            isinstance(pid, str),
+            pid,
+            t_index if isinstance(t_index, (int, float)) else float("inf"),
+            isinstance(tid, str),
+            tid,
+        )
+
+
+class _ArgsEvent(msgspec.Struct, gc=False):
+    ph: str = ""
+    cat: str = ""
+    args: msgspec.Raw = msgspec.Raw()
+
+
+class _ArgsFile(msgspec.Struct, gc=False):
+    traceEvents: list[_ArgsEvent]
+
+
+_ARGS_DECODER = msgspec.json.Decoder(_ArgsFile | list[_ArgsEvent])
+
+
+class _LazyArgs:
+    """Args of a file's X events, read from the file again when an event is first selected.
+
+    Holding every event's raw args from the start would cost about as much as the rest of the
+    load (a JAX trace has 90 bytes of args per event); most are never looked at. The file's
+    size and mtime are checked so a changed file is not misread. Identical args are kept once.
+    """
+
+    def __init__(self, path: Path, complete: int, pairs: list[tuple[_Event, _Event]]):
+        self.path = path
+        self.complete = complete  # X events come first in the positions, then B/E pairs
+        stat = path.stat()
+        self.stamp = (stat.st_size, stat.st_mtime_ns)
+        # B/E pairs are few; their args are kept now: (cat, raw JSON of B, of E).
+        self.pairs = [(b.cat, tuple(bytes(r) for r in (b.args, e.args) if len(r))) for b, e in pairs]
+        self.entries: list | None = None
+        self.ids: np.ndarray | None = None
+        self.nbytes = sum(len(cat) + sum(map(len, blobs)) for cat, blobs in self.pairs)
+
+    def _read(self) -> None:
+        stat = self.path.stat()
+        if (stat.st_size, stat.st_mtime_ns) != self.stamp:
+            raise InputError(self.path, "changed since it was loaded: load it again to see args")
+        events = _decode(self.path, _ARGS_DECODER)
+        complete = [event for event in events if event.ph == "X"]
+        if len(complete) != self.complete:
+            raise InputError(self.path, "changed since it was loaded: load it again to see args")
+        keys = list(map(bytes, map(attrgetter("args"), complete)))
+        cats = list(map(attrgetter("cat"), complete))
+        if any(cats):
+            keys = [(cat, (key,)) for cat, key in zip(cats, keys)]
+        first: dict = {}
+        firsts = np.fromiter(map(first.setdefault, keys, count()), np.int64, len(keys))
+        distinct, ids = np.unique(firsts, return_inverse=True)
+        self.entries = [keys[i] for i in distinct.tolist()]
+        self.ids = ids.astype(np.int32)
+        self.nbytes += self.ids.nbytes + sum(
+            len(entry) if isinstance(entry, bytes) else len(entry[0]) + sum(map(len, entry[1]))
+            for entry in self.entries
+        )
+
+    def of(self, positions: np.ndarray, position: int) -> dict:
+        """Args of the event at `position` of a track whose events sit at `positions`."""
+        k = int(positions[position])
+        if k >= self.complete:
+            return _merge(*self.pairs[k - self.complete])
+        if self.entries is None:
+            self._read()
+        entry = self.entries[self.ids[k]]
+        return _merge(*(("", (entry,)) if isinstance(entry, bytes) else entry))
+
+
+def _merge(cat: str, blobs: tuple) -> dict:
+    args = {}
+    for blob in blobs:
+        args.update(_args(blob))
+    args = {key: value for key, value in args.items() if not key.startswith("_")}
+    if cat:
+        args.setdefault("cat", cat)
+    return args
+
+
+def _counter_tracks(host: _Host) -> list[CounterTrack]:
+    series: dict[tuple, list[tuple[float, float]]] = defaultdict(list)
+    for event in host.counters:
+        name = event.name if event.id is None else f"{event.name} {event.id}"
+        for key, value in _args(event.args).items():
+            if isinstance(value, (int, float)):
+                series[(host.group(event.pid), name, key)].append((event.ts, float(value)))
+    per_counter = defaultdict(int)
+    for group, name, _ in series:
+        per_counter[(group, name)] += 1
+    out = []
+    for (group, name, key), samples in sorted(series.items(), key=lambda item: tuple(map(str, item[0]))):
+        samples.sort()
+        times, values = zip(*samples)
+        label = name if per_counter[(group, name)] == 1 else f"{name} {key}"
+        out.append(CounterTrack(group, label, _ns(np.array(times)), np.array(values, np.float64)))
+    return out
+
+
+def _args_nbytes(args: _LazyArgs, positions: int) -> int:
+    return args.nbytes + positions
+
+
+def _columns(start, dur, name_id, args_of):
+    return start, dur, name_id, args_of
+
+
+def _tracks(host: _Host, table: NameTable, lock) -> tuple[list[Track], Callable[[], int] | None]:
+    """The host's tracks, and a function giving the bytes their args take in memory."""
+    complete, pairs = host.complete, host.pairs
+    keys = list(map(_KEY, complete)) + [_KEY(b) for b, _ in pairs]
+    n = len(keys)
+    ts = np.fromiter(map(attrgetter("ts"), complete), np.float64, len(complete))
+    dur = np.fromiter(map(attrgetter("dur"), complete), np.float64, len(complete))
+    missing = int(np.count_nonzero(dur < 0))
+    if missing:
+        host.warnings.append(f"{host.path.name}: {missing} X events without a duration (shown as zero-length)")
+    pair_ts = np.array([b.ts for b, _ in pairs], np.float64)
+    pair_dur = np.array([e.ts - b.ts for b, e in pairs], np.float64)
+    start_ns = _ns(np.concatenate([ts, pair_ts]))
+    dur_ns = _ns(np.maximum(np.concatenate([dur, pair_dur]), 0.0))
+    name_id = table.ids(list(map(attrgetter("name"), complete)) + [b.name for b, _ in pairs])
+    args = _LazyArgs(host.path, len(complete), pairs)
+    has_args = any(map(len, map(attrgetter("args"), complete))) or any(map(attrgetter("cat"), complete)) or bool(pairs)
+
+    instants = defaultdict(list)
+    for event in host.instants:
+        instants[_KEY(event)].append((event.ts, event.name))
+    index = {key: i for i, key in enumerate(sorted(set(keys) | set(instants), key=host.sort_key))}
+    track_of = np.fromiter(map(index.__getitem__, keys), np.int32, n)
+    order = np.argsort(track_of, kind="stable")
+    bounds = np.searchsorted(track_of[order], np.arange(len(index) + 1))
+    tracks = []
+    for key, k in index.items():
+        sel = order[bounds[k] : bounds[k + 1]]
+        args_of = partial(args.of, sel.astype(np.int32)) if has_args else None
+        marks = sorted(instants.get(key, ()))
+        marks_ns = _ns(np.array([t for t, _ in marks], np.float64))
+        marks_id = table.ids([name for _, name in marks])
+        load = partial(_columns, start_ns[sel], dur_ns[sel], name_id[sel], args_of)
+        tracks.append(
+            Track(host.group(key[0]), host.track_name(key), len(sel), table, lock, load, (marks_ns, marks_id))
+        )
+    return tracks, (partial(_args_nbytes, args, 4 * n) if has_args else None)
+
+
+def _cut_steps(tracks: list[Track], span: tuple[int, int]) -> list[str]:
+    """Steps touching the first or last moment of the trace were probably cut off there."""
+    notes = []
+    lo, hi = span
+    for track in tracks:
+        if track.name == "Steps" and track.count:
+            for i in sorted({0, track.count - 1}):
+                edge = "start" if track.start_ns[i] <= lo else "end" if track.end_ns[i] >= hi else None
+                if edge:
+                    notes.append(
+                        f"{track.group} {track.name}: step {track.event_name(i)!r} is cut off at the trace {edge}; "
+                        "its time is incomplete"
+                    )
+    return notes
+
+
+def read_chrome(files: list[Path]) -> Trace:
+    """One Chrome trace, or several hosts' traces of one run (each on its own clock)."""
+    table, lock = NameTable(), threading.RLock()
+    tracks, counters, warnings, args_sizes = [], [], [], []
+    for path in files:
+        host = _Host(path, None if len(files) == 1 else path.name.split(".")[0])
+        host_tracks, args_size = _tracks(host, table, lock)
+        tracks += host_tracks
+        args_sizes += [args_size] if args_size else []
+        counters += _counter_tracks(host)
+        warnings += host.warnings
+        if len(host.complete) in EVENT_CAPS:
+            last = max(e.ts for e in host.complete)
+            warnings.append(
+                f"{path.name}: exactly {len(host.complete):,} events, the profiler's event cap: "
+                f"events after {last:.0f} us were dropped"
+            )
+    if len(files) > 1:
+        warnings.append("Chrome traces carry no common clock: the hosts' times are shown as written, not aligned")
+    if not tracks and not counters:
+        raise InputError(files[0], "the trace holds no events")
+    if any(track.name == "Steps" for track in tracks):
+        timed = [track for track in tracks if track.count]
+        span = (min(int(t.start_ns[0]) for t in timed), max(int(t.end_ns.max()) for t in timed))
+        warnings += _cut_steps(tracks, span)
+    path = str(files[0]) if len(files) == 1 else str(files[0].parent)
+
+    def args_nbytes() -> int:
+        return sum(size() for size in args_sizes)
+
+    return Trace(path, "chrome", tracks, table, lock, {}, warnings, counters, args_nbytes)

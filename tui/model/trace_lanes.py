@@ -1,0 +1,79 @@
+"""Rows ("lanes") of a track's events: nesting depth, with overlapping async events moved down.
+
+Events come sorted by start, longer first on ties. An event's row is the number of earlier
+events still running when it starts: for properly nested events (one thread's call stack) that
+is the nesting depth, and it is computed with sorts and searchsorted instead of a Python stack.
+Where events overlap without nesting (async copies, collectives), that count can put two
+overlapping events on one row; then rows are assigned first-fit (each event on the lowest row
+that is free at its start), so every event is kept and no row holds two overlapping events.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def assign_rows(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Row of each event; `start`/`end` int64, sorted by (start, -duration)."""
+    n = len(start)
+    if n == 0:
+        return np.zeros(0, np.int16)
+    index = np.arange(n)
+    # Events j (anywhere) that have ended by start_i; those after i in the order can only be
+    # zero-length events sharing start_i (or i itself), which sort last in i's start group.
+    closed = np.searchsorted(np.sort(end), start, side="right")
+    group_end = np.searchsorted(start, start, side="right")
+    zero_starts = start[end == start]
+    zeros = np.searchsorted(zero_starts, start, side="right") - np.searchsorted(zero_starts, start, side="left")
+    closed_from_i = group_end - np.maximum(index, group_end - zeros)
+    rows = index - (closed - closed_from_i)
+    if _rows_overlap(start, end, rows):
+        rows = _first_fit(start, end)
+    return rows.astype(np.int16 if rows.max() < 2**15 else np.int32)
+
+
+def _rows_overlap(start: np.ndarray, end: np.ndarray, rows: np.ndarray) -> bool:
+    order = np.argsort(rows, kind="stable")
+    same_row = rows[order][1:] == rows[order][:-1]
+    return bool(np.any(same_row & (end[order][:-1] > start[order][1:])))
+
+
+def _first_fit(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    rows = np.empty(len(start), np.int64)
+    row_end: list[int] = []
+    for i, (s, e) in enumerate(zip(start.tolist(), end.tolist())):
+        for row, busy_until in enumerate(row_end):
+            if busy_until <= s:
+                row_end[row] = e
+                break
+        else:
+            row = len(row_end)
+            row_end.append(e)
+        rows[i] = row
+    return rows
+
+
+def lane_index(start: np.ndarray, end: np.ndarray, rows: np.ndarray):
+    """Events grouped by row, each row sorted by start (and so by end: a row never overlaps).
+
+    Returns (order, offsets, lane_start, lane_end): row r is `order[offsets[r]:offsets[r+1]]`.
+    """
+    order = np.argsort(rows, kind="stable").astype(np.int32)
+    offsets = np.searchsorted(rows[order], np.arange(int(rows.max(initial=-1)) + 2))
+    return order, offsets, start[order], end[order]
+
+
+def self_times(start, end, order, offsets) -> np.ndarray:
+    """Duration minus the durations of direct children (events one row down, inside it)."""
+    dur = end - start
+    children = np.zeros(len(start), np.float64)
+    for row in range(1, len(offsets) - 1):
+        parents = order[offsets[row - 1] : offsets[row]]
+        kids = order[offsets[row] : offsets[row + 1]]
+        k = np.searchsorted(start[parents], start[kids], side="right") - 1
+        has = k >= 0
+        parent = parents[k[has]]
+        kid = kids[has]
+        inside = end[parent] >= end[kid]
+        children += np.bincount(parent[inside], weights=dur[kid[inside]], minlength=len(start))
+    return dur - children.astype(np.int64)
