@@ -47,3 +47,8 @@ def main_hlo(folder: Path, stage: str = "after") -> Path:
     module = json.loads((folder / "program.json").read_text())["module"]
     suffix = "after_optimizations.txt" if stage == "after" else "before_optimizations.txt"
     return next(p for p in hlo_files(folder) if f".{module}." in p.name and p.name.endswith(suffix))
+
+
+def screen_text(app) -> str:
+    """What the terminal shows right now, as plain text (for asserting on rendered screens)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

@@ -78,7 +78,7 @@ class XlaTuiApp(App):
     def _failed(self, message: str) -> None:
         self.load_error = message
         self.status = message
-        self.exit(return_code=2, message=f"xla-tui: {message}")
+        self.exit(return_code=2)  # the CLI prints `load_error` as one line once the terminal is back
 
     def _adopt(self, ws: Workspace) -> None:
         ws.subscribe(lambda old, new: setattr(self, "selection", new))

@@ -58,8 +58,11 @@ def main(argv: list[str] | None = None) -> int:
             return _print_summary(paths, args, capture_status)
         from tui.app import XlaTuiApp
 
-        XlaTuiApp(*paths, main=args.main).run()
-        return 0
+        app = XlaTuiApp(*paths, main=args.main)
+        app.run()
+        if app.load_error:
+            raise InputError(None, app.load_error)
+        return app.return_code or 0
     except InputError as e:
         print(f"xla-tui: {e}", file=sys.stderr)
         return 2

@@ -16,6 +16,8 @@ class InputError(Exception):
         super().__init__(str(self))
 
     def __str__(self) -> str:
+        if self.path is None and self.line is None:
+            return self.problem
         where = self.path or "<input>"
         if self.line is not None:
             where += f":{self.line}"

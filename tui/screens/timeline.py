@@ -23,4 +23,4 @@ class TimelineScreen(WorkspaceScreen):
             return
         table.add_columns("group", "track", "events")
         for track in ws.trace.tracks:
-            table.add_row(track.group, track.name, f"{len(track):,}")
+            table.add_row(track.group, track.name, f"{track.count:,}")

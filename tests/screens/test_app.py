@@ -1,0 +1,85 @@
+"""The app shell: loading in a worker, digits switch screens, help, palette, one shared selection."""
+
+from __future__ import annotations
+
+from conftest import FIXTURES, screen_text
+
+from tui.app import XlaTuiApp
+from tui.screens.details import DetailsScreen
+from tui.screens.graph import GraphScreen
+from tui.screens.help import HelpScreen
+from tui.screens.memory import MemoryScreen
+from tui.screens.timeline import TimelineScreen
+
+
+async def test_loads_in_a_worker_and_digits_switch_screens():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        ws = app.workspace
+        assert ws is not None and app.status == "Ready"
+        assert ws.main.name == "jit_train_step" and ws.trace is not None
+        assert isinstance(app.screen, GraphScreen)
+        for key, screen in (("2", DetailsScreen), ("3", MemoryScreen), ("4", TimelineScreen), ("1", GraphScreen)):
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.screen, screen), key
+
+
+async def test_a_selection_made_in_one_screen_is_the_selection_in_all():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        hlo = app.workspace.hlo
+        dot = next(i for i in hlo.instructions() if i.opcode in ("dot", "fusion") and i.computation is hlo.entry)
+        app.select(instruction=dot.name)
+        await pilot.pause()
+        assert app.selection.instruction == dot.name and app.selection.computation == hlo.entry.name
+        await pilot.press("2")
+        await pilot.pause()
+        assert app.workspace.instruction is dot
+        assert dot.name in screen_text(app).splitlines()[0]
+
+
+async def test_help_lists_keys_and_closes():
+    app = XlaTuiApp(FIXTURES / "mlp.hlo")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        assert "graph, details, memory, timeline" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, GraphScreen)
+
+
+async def test_palette_offers_modules_and_screens():
+    from tui.screens.palette import WorkspaceCommands
+
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        provider = WorkspaceCommands(app.screen)
+        texts = [text for text, _, _ in provider._commands()]
+        labels = [m.label for m in app.workspace.modules]
+        assert all(f"Module: {label}" in texts for label in labels)
+        assert any(t.startswith("Computation: ") for t in texts)
+        screens = [c.title for c in app.get_system_commands(app.screen)]
+        assert {"Screen: Graph", "Screen: Details", "Screen: Memory", "Screen: Timeline"} <= set(screens)
+
+
+async def test_bad_input_exits_with_one_line(tmp_path):
+    bad = tmp_path / "broken.hlo"
+    bad.write_text("HloModule m\n\nENTRY %e {\n  %a = f32[2]{0} add(%nope, %nope)\n}\n")
+    app = XlaTuiApp(bad)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(200):
+            if app.load_error is not None:
+                break
+            await pilot.pause(0.05)
+    assert app.return_code == 2
+    assert app.load_error.startswith(str(bad)) and "nope" in app.load_error
