@@ -486,7 +486,9 @@ def _parse_computation(lines, i, shape_cache, error):
             i += 1
             continue
         line_index = i
-        if line.count("{") != line.count("}") or line.count("(") != line.count(")"):
+        # Braces decide whether an instruction continues on the next line; a missing ')' is
+        # caught where the operand list is read.
+        if line.count("{") != line.count("}"):
             line, i = _join_continuation(lines, i, error)
         if "/*" in line:
             line = _COMMENT.sub("", line)
@@ -516,6 +518,8 @@ def _parse_computation(lines, i, shape_cache, error):
             pos = o.end()
 
         close = line.find(")", pos)
+        if close < 0:
+            raise error("unbalanced '(': the operand list is never closed", line_index, pos - 1)
         segment = line[pos:close]
         if "(" in segment or '"' in segment:
             close = _matching_paren(line, pos - 1, error, line_index)

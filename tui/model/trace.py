@@ -466,7 +466,11 @@ def _resolve(path: Path, run: str | None) -> tuple[list[Path], list[str], str | 
 def load_trace(path: str | os.PathLike | Sequence[str | os.PathLike], run: str | None = None) -> Trace:
     """Load a profile: an xplane.pb, a Chrome trace (.json/.json.gz), a logdir or run folder
     (newest run unless `run` names one; a run's hosts are merged on one time axis), or a list
-    of one run's per-host files. Bad input raises InputError."""
+    of one run's per-host files. Bad input raises InputError.
+
+    The result's `event_count` is exact at once: every XEvent of an xplane, or every Chrome
+    `X` event and matched `B`/`E` pair (see Trace); xplane tracks decode their columns lazily.
+    """
     if isinstance(path, (str, os.PathLike)):
         files, runs, chosen = _resolve(Path(path), run)
     else:
