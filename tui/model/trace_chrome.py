@@ -90,12 +90,10 @@ class _Host:
         self.label = label
         self.warnings: list[str] = []
         events = _decode(path)
-        phases = list(map(attrgetter("ph"), events))
-        self.complete = [event for event, ph in zip(events, phases) if ph == "X"]
+        self.complete = [event for event in events if event.ph == "X"]
         by_phase: dict[str, list[_Event]] = defaultdict(list)
-        for event, ph in zip(events, phases):
-            if ph != "X":
-                by_phase[_BUCKET.get(ph, ph)].append(event)
+        for event in [event for event in events if event.ph != "X"]:
+            by_phase[_BUCKET.get(event.ph, event.ph)].append(event)
         self.process, self.thread = self._metadata(by_phase["M"])
         self._name_count = Counter(map(self._process_name, self.process))
         self.pairs = self._match(by_phase["BE"])

@@ -122,6 +122,7 @@ def _device(name: str, stats: dict) -> Device:
 
 
 def _event_args(data, line, position: int) -> dict:
+    """Stats of the line's event at `position` (`data`, the ProfileData, keeps `line` valid)."""
     event = next(islice(line.events, position, None))
     args = {}
     if op_display_name(event.name) != event.name:

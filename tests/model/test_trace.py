@@ -1,0 +1,568 @@
+"""Profile loading (tui.model.trace) on real profiles: JAX on CPU, and the corpus's traces.
+
+A child process profiles a few train steps of a tiny model twice (two runs of one logdir, each
+with its xplane.pb and perfetto_trace.json.gz). The two formats of one run must agree, event
+counts are checked against ProfileData and json.load, and the windows, lanes, search and
+aggregates against brute force.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tui.model.errors import InputError
+from tui.model.trace import Trace, load_trace
+
+PROFILE_SCRIPT = r"""
+import sys, time
+import jax, jax.numpy as jnp
+
+@jax.jit
+def train_step(w, x):
+    def loss(w):
+        with jax.named_scope("layer"):
+            h = jnp.tanh(x @ w["a"])
+        return jnp.mean((h @ w["b"]) ** 2)
+    value, grads = jax.value_and_grad(loss)(w)
+    return jax.tree.map(lambda p, g: p - 0.1 * g, w, grads), value
+
+key = jax.random.PRNGKey(0)
+w = {"a": jax.random.normal(key, (256, 1024)), "b": jax.random.normal(key, (1024, 64))}
+x = jax.random.normal(key, (512, 256))
+w, value = train_step(w, x)
+for run in range(2):
+    if run:
+        time.sleep(1.1)  # run folders are named by the second they start
+    with jax.profiler.trace(sys.argv[1], create_perfetto_trace=True):
+        for step in range(3):
+            with jax.profiler.StepTraceAnnotation("train", step_num=step):
+                w, value = train_step(w, x)
+        value.block_until_ready()
+"""
+
+
+@pytest.fixture(scope="module")
+def logdir(tmp_path_factory) -> Path:
+    """A logdir with two runs of a profiled CPU train loop (made in a child process so that the
+    test process's JAX settings do not leak into the profile)."""
+    out = tmp_path_factory.mktemp("profile")
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    subprocess.run([sys.executable, "-c", PROFILE_SCRIPT, str(out)], check=True, env=env, timeout=300)
+    return out
+
+
+@pytest.fixture(scope="module")
+def runs(logdir) -> list[Path]:
+    """The two run folders, oldest first."""
+    found = sorted((logdir / "plugins" / "profile").iterdir())
+    assert len(found) == 2, found
+    return found
+
+
+@pytest.fixture(scope="module")
+def xplane_path(runs) -> Path:
+    return next(runs[-1].glob("*.xplane.pb"))
+
+
+@pytest.fixture(scope="module")
+def xtrace(xplane_path) -> Trace:
+    return load_trace(xplane_path)
+
+
+@pytest.fixture(scope="module")
+def jtrace(runs) -> Trace:
+    return load_trace(runs[-1] / "perfetto_trace.json.gz")
+
+
+def profile_data_counts(path: Path) -> dict[tuple[str, str], int]:
+    """Events per (plane, line), counted by iterating ProfileData directly."""
+    from jax._src.lib import _profile_data
+
+    data = _profile_data.ProfileData.from_file(str(path))
+    return {(plane.name, line.name): sum(1 for _ in line.events) for plane in data.planes for line in plane.lines}
+
+
+def json_events(path: Path) -> list[dict]:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rt") as file:
+        doc = json.load(file)
+    return doc["traceEvents"] if isinstance(doc, dict) else doc
+
+
+# --- the CPU profile: both formats ---------------------------------------------------------
+
+
+def test_xplane_event_count_is_exact_before_decoding(xplane_path):
+    trace = load_trace(xplane_path)
+    assert not any(track.decoded for track in trace.tracks)
+    counts = profile_data_counts(xplane_path)
+    assert trace.event_count == sum(counts.values()) > 300
+    for track in trace.tracks:
+        assert track.count == counts[(track.group, track.name)]
+    assert len(trace.tracks[0].start_ns) == trace.tracks[0].count
+    assert trace.tracks[0].decoded
+
+
+def test_perfetto_event_count_matches_json_load(runs, jtrace):
+    events = json_events(runs[-1] / "perfetto_trace.json.gz")
+    assert jtrace.event_count == sum(1 for e in events if e.get("ph") == "X")
+    per_thread = defaultdict(int)
+    for e in events:
+        if e.get("ph") == "X":
+            per_thread[(e["pid"], e["tid"])] += 1
+    assert sorted(t.count for t in jtrace.tracks) == sorted(per_thread.values())
+
+
+def test_xplane_and_perfetto_of_one_run_agree(xtrace, jtrace):
+    assert xtrace.event_count == jtrace.event_count
+    assert xtrace.span == jtrace.span
+    jtracks = {(t.group, t.name): t for t in jtrace.tracks}
+    assert {(t.group, t.name) for t in xtrace.tracks} == set(jtracks)
+    for track in xtrace.tracks:
+        other = jtracks[(track.group, track.name)]
+        assert track.count == other.count
+        np.testing.assert_array_equal(track.start_ns, other.start_ns)
+        np.testing.assert_array_equal(track.dur_ns, other.dur_ns)
+        np.testing.assert_array_equal(track.depth, other.depth)
+        assert [track.event_name(i) for i in range(track.count)] == [other.event_name(i) for i in range(other.count)]
+
+
+def test_xla_ops_carry_their_hlo_names_and_args(xtrace, jtrace):
+    """XLA's CPU thunks are named after their HLO instruction and carry hlo_op / hlo_module."""
+    track = max(xtrace.tracks, key=lambda t: t.count)
+    jtrack = next(t for t in jtrace.tracks if (t.group, t.name) == (track.group, track.name))
+    op_events = [i for i in range(track.count) if track.event_name(i).startswith(("dot", "fusion", "ynn_fusion"))]
+    assert op_events
+    for i in op_events[:20]:
+        args = track.event_args(i)
+        assert args["hlo_op"] == track.event_name(i)
+        assert args["hlo_module"] == "jit_train_step"
+        assert jtrack.event_args(i)["hlo_op"] == args["hlo_op"]
+
+
+def test_steps_and_names_present(xtrace):
+    steps = [(t, i) for t, i in xtrace.find("train") if t.event_name(i) == "train"]
+    assert len(steps) == 3
+    assert [t.event_args(i)["step_num"] for t, i in steps] == [0, 1, 2]
+    assert xtrace.groups == ["/host:CPU"]
+    assert xtrace.warnings == []
+
+
+# --- lanes, windows, search, aggregates against brute force ----------------------------------
+
+
+def stack_depths(start: list[int], end: list[int]) -> list[int] | None:
+    """Nesting depth by a call-stack walk; None if some event overlaps without nesting."""
+    stack: list[int] = []
+    depths = []
+    for s, e in zip(start, end):
+        while stack and stack[-1] <= s:
+            stack.pop()
+        if stack and e > stack[-1]:
+            return None
+        depths.append(len(stack))
+        stack.append(e)
+    return depths
+
+
+def check_rows(track) -> bool:
+    """No two events of a row overlap; nested tracks get their stack depth, others first-fit
+    rows (each row above an event's is busy when it starts). Returns whether it was nested."""
+    start, end, depth = track.start_ns.tolist(), track.end_ns.tolist(), track.depth.tolist()
+    assert start == sorted(start)
+    rows = defaultdict(list)
+    for s, e, d in zip(start, end, depth):
+        rows[d].append((s, e))
+    for events in rows.values():
+        for (_, e0), (s1, _) in zip(events, events[1:]):
+            assert e0 <= s1
+    expected = stack_depths(start, end)
+    if expected is not None:
+        assert depth == expected
+        return True
+    for s, d in zip(start, depth):
+        for above in range(d):
+            assert any(a <= s < b for a, b in rows[above])
+    return False
+
+
+def test_rows_on_the_cpu_trace(xtrace):
+    nested = [check_rows(track) for track in xtrace.tracks]
+    assert any(nested)
+    assert max(track.lanes for track in xtrace.tracks) >= 3
+
+
+def test_rows_on_tpu_async_ops(corpus):
+    trace = load_trace(corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb")
+    nested = {(t.group, t.name): check_rows(t) for t in trace.tracks}
+    # Async copies overlap one another without nesting: they need rows of their own.
+    assert nested[("/device:TPU:0", "Async XLA Ops")] is False
+    assert nested[("/device:TPU:0", "XLA Ops")] is True
+
+
+def windows(trace: Trace, count: int = 25):
+    lo, hi = trace.span
+    rng = np.random.default_rng(0)
+    for _ in range(count):
+        a, b = sorted(rng.integers(lo - 1000, hi + 1000, size=2).tolist())
+        yield a, b
+    yield lo, hi
+    yield lo, lo
+    yield hi, hi + 10
+
+
+def test_visible_equals_brute_force(xtrace, corpus):
+    tpu = load_trace(corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb")
+    for trace in (xtrace, tpu):
+        for t0, t1 in windows(trace):
+            for track in trace.tracks:
+                brute = np.flatnonzero((track.start_ns <= t1) & (track.end_ns >= t0))
+                np.testing.assert_array_equal(track.visible(t0, t1), brute)
+
+
+def brute_self_times(track) -> list[int]:
+    """Duration minus the durations of events one row down whose nearest container it is."""
+    start, end, depth = track.start_ns.tolist(), track.end_ns.tolist(), track.depth.tolist()
+    children = [0] * len(start)
+    for s, e, d in zip(start, end, depth):
+        if d == 0:
+            continue
+        parents = [j for j in range(len(start)) if depth[j] == d - 1 and start[j] <= s]
+        if parents:
+            j = max(parents, key=lambda j: (start[j], j))
+            if end[j] >= e:
+                children[j] += e - s
+    return [e - s - c for s, e, c in zip(start, end, children)]
+
+
+def brute_aggregate(tracks, t0, t1, self_of):
+    rows = defaultdict(list)
+    for track in tracks:
+        for i in range(track.count):
+            s, e = int(track.start_ns[i]), int(track.end_ns[i])
+            if s <= t1 and e >= t0:
+                rows[track.event_name(i)].append((e - s, self_of[id(track)][i]))
+    return {
+        name: (len(v), sum(d for d, _ in v), sum(x for _, x in v), min(d for d, _ in v), max(d for d, _ in v))
+        for name, v in rows.items()
+    }
+
+
+def test_aggregate_equals_brute_force(corpus):
+    trace = load_trace(corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb")
+    tracks = [t for t in trace.tracks if t.group == "/device:TPU:0"]
+    self_of = {id(t): brute_self_times(t) for t in tracks}
+    for track in tracks:
+        assert track.self_ns.tolist() == self_of[id(track)]
+    lo, hi = trace.span
+    for t0, t1 in [(lo, hi), (lo + (hi - lo) // 3, lo + (hi - lo) // 2), (hi + 1, hi + 2)]:
+        stats = trace.aggregate(t0, t1, tracks)
+        expected = brute_aggregate(tracks, t0, t1, self_of)
+        assert {s.name: (s.count, s.total_ns, s.self_ns, s.min_ns, s.max_ns) for s in stats} == expected
+        assert all(s.mean_ns == pytest.approx(s.total_ns / s.count) for s in stats)
+        assert [s.total_ns for s in stats] == sorted((s.total_ns for s in stats), reverse=True)
+
+
+def test_aggregate_self_time_on_the_cpu_trace(xtrace):
+    track = next(t for t in xtrace.tracks if t.name == "python")
+    assert track.self_ns.tolist() == brute_self_times(track)
+    whole = {s.name: s for s in xtrace.aggregate()}
+    assert sum(s.count for s in whole.values()) == xtrace.event_count
+    assert whole["train"].count == 3
+
+
+def test_find_equals_brute_force(xtrace):
+    found = list(xtrace.find("FUSION"))
+    brute = [(t, i) for t in xtrace.tracks for i in range(t.count) if "fusion" in t.event_name(i).lower()]
+    assert [(t.name, i) for t, i in found] == [(t.name, i) for t, i in brute]
+    assert found
+    assert list(xtrace.find("no event is called this")) == []
+
+
+# --- logdirs and several hosts ----------------------------------------------------------------
+
+
+def test_logdir_loads_newest_run_and_lists_the_others(logdir, runs):
+    trace = load_trace(logdir)
+    assert trace.run == runs[-1].name
+    assert trace.runs == [runs[-1].name, runs[0].name]
+    assert trace.source == "xplane"
+    older = load_trace(logdir, run=runs[0].name)
+    assert older.event_count == sum(profile_data_counts(next(runs[0].glob("*.xplane.pb"))).values())
+    with pytest.raises(InputError, match="no run"):
+        load_trace(logdir, run="1999_01_01_00_00_00")
+    folder = load_trace(runs[0])  # a run folder itself: its siblings are listed
+    assert (folder.run, folder.runs) == (runs[0].name, trace.runs)
+    assert folder.event_count == older.event_count
+
+
+def test_hosts_merge_on_one_time_axis(runs, tmp_path):
+    """The two runs' xplanes stand in for two hosts: their profile start times differ by the
+    time between the runs, and the later one must be shifted by exactly that."""
+    from jax._src.lib import _profile_data
+
+    def start_time(path):
+        data = _profile_data.ProfileData.from_file(str(path))
+        return dict(data.find_plane_with_name("Task Environment").stats)["profile_start_time"]
+
+    run = tmp_path / "plugins" / "profile" / "2030_01_01_00_00_00"
+    run.mkdir(parents=True)
+    hosts = []
+    for name, src in zip(("host-a", "host-b"), runs):
+        path = run / f"{name}.xplane.pb"
+        path.write_bytes(next(src.glob("*.xplane.pb")).read_bytes())
+        hosts.append(path)
+    merged = load_trace(tmp_path)
+    alone = [load_trace(path) for path in hosts]
+    assert merged.event_count == sum(t.event_count for t in alone)
+    assert merged.groups == ["host-a /host:CPU", "host-b /host:CPU"]
+    shift = start_time(hosts[1]) - start_time(hosts[0])
+    assert shift > 1_000_000_000
+    for host, trace, offset in zip(("host-a", "host-b"), alone, (0, shift)):
+        for track in trace.tracks:
+            same = next(t for t in merged.tracks if (t.group, t.name) == (f"{host} {track.group}", track.name))
+            np.testing.assert_array_equal(same.start_ns, track.start_ns + offset)
+
+
+# --- the corpus ---------------------------------------------------------------------------
+
+
+def test_tpu_ops_get_op_names_and_devices_their_peaks(corpus):
+    path = corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb"
+    trace = load_trace(path)
+    assert trace.event_count == sum(profile_data_counts(path).values())
+    ops = next(t for t in trace.tracks if (t.group, t.name) == ("/device:TPU:0", "XLA Ops"))
+    names = {ops.event_name(i) for i in range(ops.count)}
+    assert "all-reduce" in names and "broadcast.2" in names
+    assert not any(" = " in name or name.startswith("%") for name in names)
+    args = ops.event_args(0)
+    assert args["long_name"].startswith(f"%{ops.event_name(0)} = ")
+    assert "device_duration_ps" in args
+    assert sorted(trace.devices) == [f"/device:TPU:{i}" for i in range(4)]
+    for device in trace.devices.values():
+        assert device.device_type == "TPU v6 Lite"
+        assert device.peak_teraflops_per_second == 918.0
+        assert device.peak_hbm_bw_gigabytes_per_second == pytest.approx(1637.99, abs=0.01)
+    assert trace.groups[:4] == [f"/device:TPU:{i}" for i in range(4)]
+
+
+def test_tf_gpu_allocator_stats_become_counters(corpus):
+    from jax._src.lib import _profile_data
+
+    path = corpus / "traces" / "xprof_demo_tf_gpu_multiworker_2020.xplane.pb"
+    trace = load_trace(path)
+    assert trace.event_count == sum(profile_data_counts(path).values())
+    expected = defaultdict(list)
+    data = _profile_data.ProfileData.from_file(str(path))
+    for line in data.find_plane_with_name("/host:CPU").lines:
+        for event in line.events:
+            if event.name in ("MemoryAllocation", "MemoryDeallocation"):
+                stats = dict(event.stats)
+                expected[stats["allocator_name"]].append((round(event.start_ns), stats["bytes_allocated"]))
+    counters = {c.name: c for c in trace.counters}
+    assert expected
+    for allocator, samples in expected.items():
+        counter = counters[f"{allocator} bytes_allocated"]
+        assert counter.group == "/host:CPU"
+        assert sorted(zip(counter.time_ns.tolist(), counter.value.tolist())) == sorted(samples)
+    v100 = trace.devices["/device:GPU:0"]
+    assert v100.peak_hbm_bw_gigabytes_per_second == pytest.approx(898.048)
+    assert v100.peak_teraflops_per_second is None
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "tracelens_jax_rocm_te_fused_attn.xplane.pb",
+        "tracelens_jax08_rocm_conv3d_8gpu.xplane.pb",
+        "tracelens_jax_rocm_conv_legacy.xplane.pb",
+        "tracelens_jax08_rocm_attention.xplane.pb",
+    ],
+)
+def test_rocm_streams_carry_hlo_op_and_module(corpus, name):
+    path = corpus / "traces" / name
+    trace = load_trace(path)
+    assert trace.event_count == sum(profile_data_counts(path).values())
+    streams = [t for t in trace.tracks if t.group.startswith("/device:GPU") and t.name.startswith("Stream")]
+    assert streams
+    tagged = [t.event_args(i) for t in streams for i in range(t.count) if "hlo_op" in t.event_args(i)]
+    assert tagged
+    assert all(args["hlo_module"].startswith("jit_") for args in tagged)
+    for track in trace.tracks:
+        check_rows(track)
+
+
+def test_kineto_chrome_trace(corpus):
+    path = corpus / "traces" / "non_xla" / "pytorch_kineto_torch_compile_triton.trace.json.gz"
+    events = json_events(path)
+    trace = load_trace(path)
+    assert trace.source == "chrome"
+    assert trace.event_count == sum(1 for e in events if e.get("ph") == "X")
+    xs = [e for e in events if e.get("ph") == "X"]
+    assert trace.span[0] == min(round(e["ts"] * 1000) for e in xs)
+    kernels = [(t, i) for t in trace.tracks for i in range(t.count) if t.event_args(i).get("cat") == "kernel"]
+    assert len(kernels) == sum(1 for e in xs if e.get("cat") == "kernel")
+    track, i = kernels[0]
+    assert "grid" in track.event_args(i)
+    assert sum(len(t.instant_ns) for t in trace.tracks) == sum(1 for e in events if e.get("ph") == "i")
+    assert len(trace.groups) == len(set(trace.groups))
+    for track in trace.tracks:
+        check_rows(track)
+
+
+# --- what the profiler lost -------------------------------------------------------------------
+
+
+def xspace_file(tmp_path: Path, text: str) -> Path:
+    """An XSpace serialized by XLA's own text-proto parser (for edge cases no real file has)."""
+    from jax._src.lib import _profile_data
+
+    path = tmp_path / "edge.xplane.pb"
+    path.write_bytes(_profile_data.ProfileData.text_proto_to_serialized_xspace(text))
+    return path
+
+
+EDGE_SPACE = """
+planes {
+  id: 1 name: "/device:GPU:0"
+  lines {
+    id: 1 name: "Steps" timestamp_ns: 0
+    events { metadata_id: 1 offset_ps: 0 duration_ps: 4000000 }
+    events { metadata_id: 2 offset_ps: 4000000 duration_ps: 5000000 }
+    events { metadata_id: 3 offset_ps: 9000000 duration_ps: 1000000 }
+  }
+  event_metadata { key: 1 value { id: 1 name: "0" } }
+  event_metadata { key: 2 value { id: 2 name: "1" } }
+  event_metadata { key: 3 value { id: 3 name: "2" } }
+}
+planes {
+  id: 2 name: "Task Environment"
+  stats { metadata_id: 1 uint64_value: 1000000000 }
+  stats { metadata_id: 2 uint64_value: 1000010000 }
+  stat_metadata { key: 1 value { id: 1 name: "profile_start_time" } }
+  stat_metadata { key: 2 value { id: 2 name: "profile_stop_time" } }
+}
+warnings: "Detected GPU events dropped on host0: Profiler has collected 1000000 driver events and 2000000 device events. 1234 events dropped because activity buffer full."
+errors: "CUPTI error: buffer overflow"
+"""
+
+
+def test_dropped_events_and_cut_steps_are_reported(tmp_path):
+    trace = load_trace(xspace_file(tmp_path, EDGE_SPACE))
+    assert trace.event_count == 3
+    text = "\n".join(trace.warnings)
+    assert "1234 events dropped" in text
+    assert "CUPTI error: buffer overflow" in text
+    # The capture lasted 10 us: step '0' starts at its start, step '2' ends at its end.
+    assert "step '0' is cut off at the trace start" in text
+    assert "step '2' is cut off at the trace end" in text
+    assert "step '1'" not in text
+
+
+def test_chrome_event_cap_is_reported(runs, monkeypatch):
+    import tui.model.trace_chrome as chrome
+
+    path = runs[-1] / "perfetto_trace.json.gz"
+    assert not load_trace(path).warnings
+    recorded = sum(1 for e in json_events(path) if e.get("ph") == "X")
+    monkeypatch.setattr(chrome, "EVENT_CAPS", (recorded,))
+    assert any("event cap" in w for w in load_trace(path).warnings)
+
+
+def test_chrome_phases(tmp_path):
+    """Hand-written edge cases: B/E nesting and strays, instants, counters, a cut step."""
+    events = [
+        {"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "host"}},
+        {"ph": "M", "pid": 1, "tid": 7, "name": "thread_name", "args": {"name": "main"}},
+        {"ph": "B", "pid": 1, "tid": 7, "ts": 0, "name": "outer", "args": {"a": 1}},
+        {"ph": "B", "pid": 1, "tid": 7, "ts": 1, "name": "inner"},
+        {"ph": "E", "pid": 1, "tid": 7, "ts": 3, "args": {"b": 2}},
+        {"ph": "X", "pid": 1, "tid": 7, "ts": 4, "dur": 1, "name": "leaf"},
+        {"ph": "E", "pid": 1, "tid": 7, "ts": 10},
+        {"ph": "E", "pid": 1, "tid": 7, "ts": 11},
+        {"ph": "B", "pid": 1, "tid": 8, "ts": 2, "name": "never ends"},
+        {"ph": "i", "pid": 1, "tid": 7, "ts": 5, "name": "mark", "s": "t"},
+        {"ph": "C", "pid": 1, "ts": 0, "name": "mem", "args": {"used": 5, "free": 9}},
+        {"ph": "C", "pid": 1, "ts": 6, "name": "mem", "args": {"used": 7, "free": 7}},
+        {"ph": "X", "pid": 1, "tid": "Steps", "ts": 0, "dur": 2, "name": "0"},
+        {"ph": "X", "pid": 1, "tid": "Steps", "ts": 2, "dur": 2, "name": "1"},
+        {"ph": "s", "pid": 1, "tid": 7, "ts": 1, "id": 3, "name": "flow"},
+    ]
+    path = tmp_path / "edge.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    trace = load_trace(path)
+    assert trace.event_count == 2 + 1 + 2  # matched B/E pairs, the X leaf, two steps
+    main = next(t for t in trace.tracks if t.name == "main")
+    assert main.group == "host"
+    assert [(main.event_name(i), int(main.start_ns[i]), int(main.dur_ns[i]), int(main.depth[i])) for i in range(3)] == [
+        ("outer", 0, 10_000, 0),
+        ("inner", 1000, 2000, 1),
+        ("leaf", 4000, 1000, 1),
+    ]
+    assert main.event_args(0) == {"a": 1}
+    assert main.event_args(1) == {"b": 2}
+    assert main.instant_ns.tolist() == [5000]
+    assert [trace.names[i] for i in main.instant_name_id] == ["mark"]
+    counters = {c.name: c for c in trace.counters}
+    assert counters["mem used"].value.tolist() == [5.0, 7.0]
+    assert counters["mem free"].time_ns.tolist() == [0, 6000]
+    assert counters["mem used"].visible(3000, 7000) == slice(0, 2)
+    text = "\n".join(trace.warnings)
+    assert "1 B events never ended" in text
+    assert "1 E events without a B" in text
+    assert "step '0' is cut off at the trace start" in text
+    assert trace.span == (0, 10_000)
+
+
+# --- bad input --------------------------------------------------------------------------------
+
+
+def one_line_error(path, match: str) -> InputError:
+    with pytest.raises(InputError, match=match) as info:
+        load_trace(path)
+    assert "\n" not in str(info.value)
+    assert str(path) in str(info.value)
+    return info.value
+
+
+def test_bad_inputs(tmp_path, runs, xplane_path, corpus):
+    one_line_error(tmp_path / "missing.xplane.pb", "no such file")
+    gz = (runs[-1] / "perfetto_trace.json.gz").read_bytes()
+    (tmp_path / "cut.json.gz").write_bytes(gz[: len(gz) // 2])
+    one_line_error(tmp_path / "cut.json.gz", "gzip")
+    (tmp_path / "text.json").write_text("this is not JSON")
+    one_line_error(tmp_path / "text.json", "not JSON")
+    (tmp_path / "other.json").write_text('{"hello": [1, 2]}')
+    one_line_error(tmp_path / "other.json", "not a Chrome trace")
+    (tmp_path / "list.json").write_text("[1, 2]")
+    one_line_error(tmp_path / "list.json", "not a Chrome trace")
+    (tmp_path / "empty.json").write_text('{"traceEvents": []}')
+    one_line_error(tmp_path / "empty.json", "no events")
+    data = xplane_path.read_bytes()
+    (tmp_path / "cut.xplane.pb").write_bytes(data[: len(data) // 3])
+    one_line_error(tmp_path / "cut.xplane.pb", "not an XSpace")
+    one_line_error(corpus / "traces" / "tracelens_jit_forward_3d_conv(15).hlo_proto.pb", "not an XSpace")
+    (tmp_path / "empty.xplane.pb").write_bytes(b"")
+    one_line_error(tmp_path / "empty.xplane.pb", "no events")
+    (tmp_path / "logdir" / "plugins" / "profile" / "2024_01_01_00_00_00").mkdir(parents=True)
+    one_line_error(tmp_path / "logdir", "no profile here")
+
+
+def test_hlo_module_proto_is_not_an_xspace(tmp_path):
+    """A protobuf of another kind, made by XLA: an HloModuleProto of a small jitted function."""
+    import jax
+    import jax.numpy as jnp
+
+    lowered = jax.jit(lambda x: jnp.sin(x) * 2).lower(jnp.ones((4,)))
+    path = tmp_path / "module.pb"
+    path.write_bytes(lowered.compiler_ir("hlo").as_serialized_hlo_module_proto())
+    one_line_error(path, "not an XSpace")
