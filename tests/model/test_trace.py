@@ -157,6 +157,25 @@ def test_steps_and_names_present(xtrace):
     assert xtrace.warnings == []
 
 
+def test_steps_are_the_step_annotations(xtrace, jtrace):
+    """`StepTraceAnnotation` events (they carry `step_num`) mark the steps, in both formats."""
+    for trace in (xtrace, jtrace):
+        trace.decode_all()
+        brute = sorted(t.event_span(i) for t, i in trace.find("train") if t.event_name(i) == "train")
+        assert [(start, end) for start, end, _ in trace.steps] == brute
+        assert len(brute) == 3 and {name for _, _, name in trace.steps} == {"train"}
+    assert xtrace.steps == jtrace.steps
+
+
+def test_steps_of_a_device_step_line(corpus):
+    """XProf's `Steps` line (a TensorFlow GPU profile) is the steps, named by number."""
+    trace = load_trace(corpus / "traces" / "xprof_demo_tf_gpu_multiworker_2020.xplane.pb")
+    trace.decode_all()
+    line = next(t for t in trace.tracks if t.name == "Steps")
+    assert trace.steps == [(*line.event_span(i), line.event_name(i)) for i in range(line.count)]
+    assert trace.steps[0][2] == "0"
+
+
 # --- lanes, windows, search, aggregates against brute force ----------------------------------
 
 
@@ -278,6 +297,15 @@ def test_aggregate_self_time_on_the_cpu_trace(xtrace):
     whole = {s.name: s for s in xtrace.aggregate()}
     assert sum(s.count for s in whole.values()) == xtrace.event_count
     assert whole["train"].count == 3
+
+
+def test_search_finds_every_match_in_time_order(xtrace):
+    tracks, found = xtrace.search("FUSION")
+    starts = [int(xtrace.tracks[k].start_ns[i]) for k, i in zip(tracks.tolist(), found.tolist())]
+    assert starts == sorted(starts)
+    brute = {(k, i) for k, t in enumerate(xtrace.tracks) for i in range(t.count) if "fusion" in t.event_name(i).lower()}
+    assert set(zip(tracks.tolist(), found.tolist())) == brute and len(brute) == len(found) > 0
+    assert xtrace.search("no event is called this")[1].size == 0
 
 
 def test_find_equals_brute_force(xtrace):
@@ -466,6 +494,20 @@ def test_dropped_events_and_cut_steps_are_reported(tmp_path):
     assert "step '0' is cut off at the trace start" in text
     assert "step '2' is cut off at the trace end" in text
     assert "step '1'" not in text
+
+
+def test_lost_data_reaches_the_summary(tmp_path):
+    from tui.model.summary import format_summary, summarize
+    from tui.model.workspace import Workspace
+
+    trace = load_trace(xspace_file(tmp_path, EDGE_SPACE))
+    workspace = Workspace(trace=trace)
+    workspace.warnings.extend(trace.warnings)  # as load_workspace does
+    summary = summarize(workspace)
+    assert summary["trace"]["lost_data"] == trace.warnings and len(trace.warnings) == 4
+    text = format_summary(summary)
+    assert "the profiler lost data (4 warnings below)" in text
+    assert "1234 events dropped" in text
 
 
 def test_chrome_event_cap_is_reported(runs, monkeypatch):

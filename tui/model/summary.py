@@ -30,7 +30,8 @@ def summarize(ws: Workspace) -> dict:
     trace = None
     if ws.trace is not None:
         t0, t1 = ws.trace.span
-        trace = {"events": ws.trace.event_count, "tracks": len(ws.trace.tracks), "span_us": (t1 - t0) / 1000.0}
+        trace = {"events": ws.trace.event_count, "tracks": len(ws.trace.tracks), "span_us": (t1 - t0) / 1000.0,
+                 "lost_data": list(ws.trace.warnings)}
     out = {
         "main_module": ws.main.label if ws.main else None,
         "modules": modules,
@@ -67,7 +68,8 @@ def format_summary(summary: dict) -> str:
     if trace is None:
         lines.append("trace: none")
     else:
-        lines.append(f"trace: {trace['events']} events on {trace['tracks']} tracks over {_human_us(trace['span_us'])}")
+        lost = f"; the profiler lost data ({len(trace['lost_data'])} warnings below)" if trace.get("lost_data") else ""
+        lines.append(f"trace: {trace['events']} events on {trace['tracks']} tracks over {_human_us(trace['span_us'])}{lost}")
     for w in summary["warnings"]:
         lines.append(f"warning: {w}")
     for e in summary["errors"]:

@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 import numpy as np
 
 from tui.model.errors import InputError
-from tui.model.trace_lanes import assign_rows, lane_index, self_times
+from tui.model.trace_lanes import LaneIndex, assign_rows, lane_index, merge, position, self_times
 
 _HLO_INSTRUCTION = re.compile(r"%([^\s=]+) = ")
 
@@ -54,6 +54,7 @@ class NameTable:
     def __init__(self) -> None:
         self.names: list[str] = []
         self._ids: dict[str, int] = {}
+        self.step_ids: set[int] = set()  # names of events that mark training steps (`step_num` stat)
 
     def ids(self, raw_names: Sequence[str]) -> np.ndarray:
         known = self._ids
@@ -68,6 +69,11 @@ class NameTable:
 
     def id_of(self, name: str) -> int | None:
         return self._ids.get(name)
+
+    def matching(self, text: str) -> np.ndarray:
+        """A mask over name ids: names containing `text`, case-insensitive."""
+        needle = text.lower()
+        return np.fromiter((needle in name.lower() for name in self.names), bool, len(self.names))
 
     def nbytes(self) -> int:
         """UTF-8 bytes of the names plus a pointer each."""
@@ -113,7 +119,7 @@ class Track:
         self._lock = lock
         self._load: Callable[[], Columns] | None = load
         self._decoded: _Decoded | None = None
-        self._lanes: tuple | None = None
+        self._lanes: LaneIndex | None = None
         self._self_ns: np.ndarray | None = None
         empty = (np.zeros(0, np.int64), np.zeros(0, np.int32))
         self.instant_ns, self.instant_name_id = instants or empty
@@ -130,10 +136,14 @@ class Track:
         return self._decoded is not None
 
     def decode(self) -> _Decoded:
+        """The columns, and the row index windows are read with (built with them, so that a
+        decoded track is ready to draw)."""
         if self._decoded is None:
             with self._lock, _gc_paused():
                 if self._decoded is None:
-                    self._decoded = _sort_and_nest(*self._load())
+                    cols = _sort_and_nest(*self._load())
+                    self._lanes = lane_index(cols.start, cols.start + cols.dur, cols.depth)
+                    self._decoded = cols
                     self._load = None
         return self._decoded
 
@@ -167,6 +177,12 @@ class Track:
     def event_name(self, i: int) -> str:
         return self.names[self.name_id[i]]
 
+    def event_span(self, i: int) -> tuple[int, int]:
+        """(start, end) of event i (cheaper than end_ns, which computes every end)."""
+        cols = self.decode()
+        start = int(cols.start[i])
+        return start, start + int(cols.dur[i])
+
     def event_args(self, i: int) -> dict:
         """Stats/args of event `i`, read from the source only now (selection time)."""
         cols = self.decode()
@@ -174,11 +190,16 @@ class Track:
             return {}
         return cols.args_of(i if cols.source is None else int(cols.source[i]))
 
-    def _lane_index(self):
-        if self._lanes is None:
-            cols = self.decode()
-            self._lanes = lane_index(cols.start, cols.start + cols.dur, cols.depth)
+    def lane_index(self) -> LaneIndex:
+        """The events grouped by row (see trace_lanes.LaneIndex)."""
+        self.decode()
         return self._lanes
+
+    def lane(self, row: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(starts, ends, event indices) of the events on one row, sorted by start (and end)."""
+        lanes = self.lane_index()
+        a, b = int(lanes.offsets[row]), int(lanes.offsets[row + 1])
+        return lanes.start[a:b], lanes.end[a:b], lanes.order[a:b]
 
     def visible(self, t0_ns: int, t1_ns: int) -> np.ndarray:
         """Indices (ascending) of events with start <= t1 and end >= t0.
@@ -186,7 +207,7 @@ class Track:
         Two searchsorted calls per row: a row never overlaps itself, so its starts and ends are
         both sorted. The cost depends on the rows and the answer, not on the track's size.
         """
-        order, offsets, lane_start, lane_end = self._lane_index()
+        order, offsets, lane_start, lane_end = self.lane_index()[:4]
         parts = []
         for row in range(len(offsets) - 1):
             a, b = int(offsets[row]), int(offsets[row + 1])
@@ -203,7 +224,7 @@ class Track:
         """Duration minus the durations of the event's children in this track."""
         if self._self_ns is None:
             cols = self.decode()
-            order, offsets, _, _ = self._lane_index()
+            order, offsets = self.lane_index()[:2]
             self._self_ns = self_times(cols.start, cols.start + cols.dur, order, offsets)
         return self._self_ns
 
@@ -211,17 +232,26 @@ class Track:
         arrays = [self.instant_ns, self.instant_name_id]
         if self._decoded is not None:
             arrays += [a for a in self._decoded[:5] if a is not None]
-        arrays += list(self._lanes or ()) + ([self._self_ns] if self._self_ns is not None else [])
+        lanes = self._lanes
+        arrays += [a for a in lanes if isinstance(a, np.ndarray)] if lanes else []
+        arrays += [self._self_ns] if self._self_ns is not None else []
         return sum(a.nbytes for a in arrays)
 
 
 def _sort_and_nest(start, dur, name_id, args_of) -> _Decoded:
-    order = np.lexsort((-dur, start))
     source = None
-    if not np.array_equal(order, np.arange(len(order))):
+    if not _in_order(start, dur):
+        order = np.lexsort((-dur, start))
         start, dur, name_id = start[order], dur[order], name_id[order]
         source = order.astype(np.int32)
     return _Decoded(start, dur, name_id, assign_rows(start, start + dur), source, args_of)
+
+
+def _in_order(start: np.ndarray, dur: np.ndarray) -> bool:
+    """Sorted by start, longer first on ties? Profilers mostly write events so; checking is
+    cheaper than sorting."""
+    later = start[1:] - start[:-1]
+    return bool(np.all((later > 0) | ((later == 0) & (dur[1:] <= dur[:-1]))))
 
 
 @dataclass
@@ -248,6 +278,26 @@ class Device:
     peak_teraflops_per_second: float | None
     peak_hbm_bw_gigabytes_per_second: float | None
     stats: dict = field(default_factory=dict)
+
+
+class TraceLanes(NamedTuple):
+    """Every track's rows on one axis (see Trace.lanes): a frame of the timeline bins all
+    its rows with one call."""
+
+    index: LaneIndex
+    first_row: np.ndarray  # per track: the number of its row 0 in `index`
+    first_slot: np.ndarray  # per track: where its events start in `index` (and the total)
+    name_id: np.ndarray  # per position in `index`: the event's name id
+
+    def locate(self, slot: int) -> tuple[int, int]:
+        """(track index, event index) of a position in `index`."""
+        track = int(np.searchsorted(self.first_slot, slot, side="right")) - 1
+        return track, int(self.index.order[slot])
+
+    def slot(self, track: int, lanes: LaneIndex, row: int, start: int, event: int) -> int:
+        """The position in `index` of a track's event (given the track's index, the event's
+        row and start)."""
+        return int(self.first_slot[track]) + position(lanes, row, start, event)
 
 
 class NameStats(NamedTuple):
@@ -293,6 +343,7 @@ class Trace:
         self._lock = lock
         self._counters = counters
         self._span: tuple[int, int] | None = None
+        self._lanes: TraceLanes | None = None
         self._args_nbytes = args_nbytes  # args a reader keeps in memory (Chrome JSON)
 
     def __repr__(self) -> str:
@@ -311,11 +362,26 @@ class Trace:
         return [track for track in self.tracks if track.group == group]
 
     def decode_all(self, progress: Callable[[int, int], None] | None = None) -> None:
-        """Decode every track now (a worker thread can call this with a progress callback)."""
+        """Decode every track now (a worker thread can call this with a progress callback,
+        called after each track)."""
         for done, track in enumerate(self.tracks, 1):
             track.decode()
             if progress:
                 progress(done, len(self.tracks))
+
+    def lanes(self) -> TraceLanes:
+        """Every track's rows merged on one axis (decodes every track; built once). The
+        tracks' own indexes become views of it, so this costs only the name ids it adds."""
+        if self._lanes is None:
+            self.decode_all()
+            with self._lock:
+                if self._lanes is None:
+                    index, views, first_row, first_slot = merge([track.lane_index() for track in self.tracks])
+                    for track, view in zip(self.tracks, views):
+                        track._lanes = view
+                    name_id = np.concatenate([t.name_id[t.lane_index().order] for t in self.tracks] or [np.zeros(0, np.int32)])
+                    self._lanes = TraceLanes(index, first_row, first_slot, name_id)
+        return self._lanes
 
     @property
     def counters(self) -> list[CounterTrack]:
@@ -346,14 +412,52 @@ class Trace:
 
     def find(self, text: str) -> Iterator[tuple[Track, int]]:
         """Events whose name contains `text` (case-insensitive), track by track, in time order."""
+        tracks, events = self.search(text, by_time=False)
+        for k, i in zip(tracks.tolist(), events.tolist()):
+            yield self.tracks[k], i
+
+    def search(self, text: str, by_time: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """(track index, event index) arrays of the events whose name contains `text`
+        (case-insensitive), in start-time order (or track by track)."""
         self.decode_all()
-        needle = text.lower()
-        ids = [i for i, name in enumerate(self.names) if needle in name.lower()]
-        if not ids:
-            return
-        for track in self.tracks:
-            for i in np.flatnonzero(np.isin(track.name_id, ids)):
-                yield track, int(i)
+        wanted = self._table.matching(text)
+        return self.events_named(wanted, by_time)
+
+    def events_named(self, wanted: np.ndarray, by_time: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Like `search`, for a mask over name ids (decoded tracks only)."""
+        tracks, events, starts = [], [], []
+        for k, track in enumerate(self.tracks if wanted.any() else ()):
+            if track.decoded and track.count:
+                hits = np.flatnonzero(wanted[track.name_id])
+                tracks.append(np.full(len(hits), k, np.int32))
+                events.append(hits)
+                starts.append(track.start_ns[hits])
+        if not tracks:
+            return np.zeros(0, np.int32), np.zeros(0, np.intp)
+        tracks, events = np.concatenate(tracks), np.concatenate(events)
+        if by_time:
+            order = np.argsort(np.concatenate(starts), kind="stable")
+            tracks, events = tracks[order], events[order]
+        return tracks, events
+
+    @property
+    def steps(self) -> list[tuple[int, int, str]]:
+        """(start, end, name) of each training step, in time order: the events of the first
+        `Steps` track (XProf's device step line) or, without one, the events that carry a
+        `step_num` stat (`jax.profiler.StepTraceAnnotation`). Decoded tracks only."""
+        marked = [t for t in self.tracks if t.name == "Steps" and t.decoded]
+        if marked:
+            track = marked[0]
+            return [(int(s), int(e), track.event_name(i)) for i, (s, e) in enumerate(zip(track.start_ns, track.end_ns))]
+        if not self._table.step_ids:
+            return []
+        wanted = np.zeros(len(self.names), bool)
+        wanted[list(self._table.step_ids)] = True
+        tracks, events = self.events_named(wanted)
+        return [
+            (int(self.tracks[k].start_ns[i]), int(self.tracks[k].end_ns[i]), self.tracks[k].event_name(i))
+            for k, i in zip(tracks.tolist(), events.tolist())
+        ]
 
     def aggregate(
         self, t0_ns: int | None = None, t1_ns: int | None = None, tracks: Iterable[Track] | None = None
@@ -399,6 +503,7 @@ class Trace:
             sum(track.nbytes() for track in self.tracks)
             + sum(c.time_ns.nbytes + c.value.nbytes for c in counters)
             + self._table.nbytes()
+            + (self._lanes.name_id.nbytes if self._lanes else 0)
             + (self._args_nbytes() if self._args_nbytes else 0)
         )
 

@@ -276,7 +276,9 @@ def _tracks(host: _Host, table: NameTable, lock) -> tuple[list[Track], Callable[
     pair_dur = np.array([e.ts - b.ts for b, e in pairs], np.float64)
     start_ns = _ns(np.concatenate([ts, pair_ts]))
     dur_ns = _ns(np.maximum(np.concatenate([dur, pair_dur]), 0.0))
+    known = len(table.names)
     name_id = table.ids(list(map(attrgetter("name"), complete)) + [b.name for b, _ in pairs])
+    _note_steps(complete, name_id[: len(complete)], known, table)
     args = _LazyArgs(host.path, len(complete), pairs)
     has_args = any(map(len, map(attrgetter("args"), complete))) or any(map(attrgetter("cat"), complete)) or bool(pairs)
 
@@ -299,6 +301,15 @@ def _tracks(host: _Host, table: NameTable, lock) -> tuple[list[Track], Callable[
             Track(host.group(key[0]), host.track_name(key), len(sel), table, lock, load, (marks_ns, marks_id))
         )
     return tracks, (partial(_args_nbytes, args, 4 * n) if has_args else None)
+
+
+def _note_steps(complete: list[_Event], name_id: np.ndarray, known: int, table: NameTable) -> None:
+    """Names new to the table whose first event's args hold `step_num` mark steps."""
+    fresh = np.flatnonzero(name_id >= known)
+    _, first = np.unique(name_id[fresh], return_index=True)
+    for k in fresh[first].tolist():
+        if b'"step_num"' in bytes(complete[k].args):
+            table.step_ids.add(int(name_id[k]))
 
 
 def _cut_steps(tracks: list[Track], span: tuple[int, int]) -> list[str]:

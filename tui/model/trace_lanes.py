@@ -10,6 +10,8 @@ that is free at its start), so every event is kept and no row holds two overlapp
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 
@@ -53,14 +55,71 @@ def _first_fit(start: np.ndarray, end: np.ndarray) -> np.ndarray:
     return rows
 
 
-def lane_index(start: np.ndarray, end: np.ndarray, rows: np.ndarray):
-    """Events grouped by row, each row sorted by start (and so by end: a row never overlaps).
+class LaneIndex(NamedTuple):
+    """A track's events grouped by row, each row sorted by start (and so by end: a row never
+    overlaps itself). Row r is `order[offsets[r]:offsets[r+1]]`, with times `start`/`end`.
 
-    Returns (order, offsets, lane_start, lane_end): row r is `order[offsets[r]:offsets[r+1]]`.
+    `keys` (row * stride + start - base) puts every row on one ascending axis, so that a
+    single searchsorted answers a question about many rows at once; `busy[k]` is the total
+    duration of the events before position k, so a stretch's busy time costs two lookups.
     """
+
+    order: np.ndarray
+    offsets: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    keys: np.ndarray
+    base: int
+    stride: int
+    busy: np.ndarray
+
+
+def lane_index(start: np.ndarray, end: np.ndarray, rows: np.ndarray) -> LaneIndex:
     order = np.argsort(rows, kind="stable").astype(np.int32)
     offsets = np.searchsorted(rows[order], np.arange(int(rows.max(initial=-1)) + 2))
-    return order, offsets, start[order], end[order]
+    lane_start, lane_end = start[order], end[order]
+    base = int(start.min(initial=0))
+    stride = int(end.max(initial=base)) - base + 2
+    keys = np.repeat(np.arange(len(offsets) - 1, dtype=np.int64) * stride, np.diff(offsets)) + (lane_start - base)
+    busy = np.concatenate(([0], np.cumsum(lane_end - lane_start)))
+    return LaneIndex(order, offsets, lane_start, lane_end, keys, base, stride, busy)
+
+
+def position(lanes: LaneIndex, row: int, start: int, event: int) -> int:
+    """Where an event (on `row`, starting at `start`) sits in an index."""
+    k = int(np.searchsorted(lanes.keys, row * lanes.stride + start - lanes.base))
+    while lanes.order[k] != event:
+        k += 1
+    return k
+
+
+def merge(indexes: list[LaneIndex]) -> tuple[LaneIndex, list[LaneIndex], np.ndarray, np.ndarray]:
+    """Several tracks' indexes as one, rows numbered on: (merged, each track's index as views
+    of it, first row of each track, first position of each track plus the total).
+
+    The views answer exactly as the originals did (their `base` is shifted by their first
+    row), so the originals can be dropped: merging costs no memory once done.
+    """
+    sizes = np.array([len(index.order) for index in indexes], np.int64)
+    rows = np.array([len(index.offsets) - 1 for index in indexes], np.int64)
+    first_slot = np.concatenate(([0], np.cumsum(sizes)))
+    first_row = np.concatenate(([0], np.cumsum(rows)))[:-1]
+    start = np.concatenate([index.start for index in indexes]) if indexes else np.zeros(0, np.int64)
+    end = np.concatenate([index.end for index in indexes]) if indexes else np.zeros(0, np.int64)
+    order = np.concatenate([index.order for index in indexes]) if indexes else np.zeros(0, np.int32)
+    offsets = np.concatenate(
+        [index.offsets[:-1] + first for index, first in zip(indexes, first_slot)] + [first_slot[-1:]]
+    )
+    base = int(start.min(initial=0))
+    stride = int(end.max(initial=base)) - base + 2
+    keys = np.repeat(np.arange(len(offsets) - 1, dtype=np.int64) * stride, np.diff(offsets)) + (start - base)
+    busy = np.concatenate(([0], np.cumsum(end - start)))
+    merged = LaneIndex(order, offsets, start, end, keys, base, stride, busy)
+    views = [
+        LaneIndex(order[a:b], index.offsets, start[a:b], end[a:b], keys[a:b], base - int(row) * stride, stride, busy[a : b + 1])
+        for index, a, b, row in zip(indexes, first_slot[:-1].tolist(), first_slot[1:].tolist(), first_row.tolist())
+    ]
+    return merged, views, first_row, first_slot
 
 
 def self_times(start, end, order, offsets) -> np.ndarray:

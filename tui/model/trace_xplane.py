@@ -167,9 +167,26 @@ def _decode_line(data, line, group: str, shift: int, table: NameTable, memory: _
     names = list(map(itemgetter(0), rows))
     start = np.rint(np.fromiter(map(itemgetter(1), rows), np.float64, n)).astype(np.int64) + shift
     dur = np.rint(np.fromiter(map(itemgetter(2), rows), np.float64, n)).astype(np.int64)
+    known = len(table.names)
     name_id = table.ids(names)
+    _note_steps(line, name_id, known, table)
     memory.collect(group, line, table, name_id, start)
     return start, dur, name_id, partial(_event_args, data, line)
+
+
+def _note_steps(line, name_id: np.ndarray, known: int, table: NameTable) -> None:
+    """Names new to the table whose first event carries a `step_num` stat mark steps
+    (`StepTraceAnnotation`). Only one event per new name is read again."""
+    fresh = np.flatnonzero(name_id >= known)
+    if not len(fresh):
+        return
+    _, first = np.unique(name_id[fresh], return_index=True)
+    events, previous = iter(line.events), -1
+    for k in np.sort(fresh[first]).tolist():
+        event = next(islice(events, k - previous - 1, None))
+        previous = k
+        if any(key == "step_num" for key, _ in event.stats):
+            table.step_ids.add(int(name_id[k]))
 
 
 def _cut_steps(track: Track, window: tuple[int, int]) -> list[str]:
