@@ -1,0 +1,146 @@
+"""Binning timeline rows into cells (tui.model.trace_bins) against a brute-force reading of
+the same rules, cell by cell, on real profiles: the committed CPU profile of the transformer
+fixture (JAX on CPU) and the corpus's TPU profile, whose async ops overlap and need rows of
+their own."""
+
+from __future__ import annotations
+
+import bisect
+import math
+
+import numpy as np
+import pytest
+from conftest import FIXTURES
+
+from tui.model.trace import load_trace
+from tui.model.trace_bins import SHADES, SUB, bin_rows, busy_fraction, cell_edges
+
+CPU_PROFILE = FIXTURES / "transformer" / "profile" / "host.xplane.pb"
+
+
+def windows(span, count=12, seed=0):
+    """Random windows from the whole trace down to a few nanoseconds per cell."""
+    lo, hi = span
+    rng = np.random.default_rng(seed)
+    yield float(lo), float(hi)
+    yield lo - 1000.0, lo + 5000.0
+    for _ in range(count):
+        width = (hi - lo) * 10 ** rng.uniform(-6, 0)
+        t0 = rng.uniform(lo - width / 4, hi - width * 0.75)
+        yield t0, t0 + width
+
+
+def expected_cell(events, a, b):
+    """(left, right, split, shade) of one cell by the module's rules, from the row's events
+    [(start, end, position)] sorted by start."""
+    width = float(b - a)
+    starts = [s for s, _, _ in events]
+    k = bisect.bisect_left(starts, a)
+    held = events[k - 1] if k and events[k - 1][1] > a else None
+    inside = events[k : bisect.bisect_left(starts, b)]
+    held_end = held[1] if held else a
+    if not inside:
+        if held is None:
+            return -1, -1, SUB, 0
+        if held[1] >= b:
+            return held[2], held[2], SUB, 0
+        return held[2], -1, int(np.clip(np.rint((held[1] - a) / width * SUB), 1, SUB - 1)), 0
+    if len(inside) == 1 and inside[0][1] >= b:
+        s, _, pos = inside[0]
+        where = int(np.rint((s - a) / width * SUB))
+        if where <= 0:
+            return pos, pos, SUB, 0
+        left = held[2] if held and not (held_end - a) < (s - held_end) else -1
+        return left, pos, min(where, SUB - 1), 0
+    candidates = ([held] if held else []) + inside[:4]
+    overlaps = [min(e, b) - max(s, a) for s, e, _ in candidates]
+    dominant = candidates[overlaps.index(max(overlaps))][2]
+    covered = sum(min(e, b) - max(s, a) for s, e, _ in ([held] if held else []) + inside)
+    shade = int(np.clip(math.ceil(min(max(covered / width, 0), 1) * SHADES), 1, SHADES))
+    return dominant, dominant, SUB, shade
+
+
+def check_track(track, cells, windows_):
+    lanes = track.lane_index()
+    rows = np.arange(len(lanes.offsets) - 1)
+    by_row = [
+        [(int(lanes.start[k]), int(lanes.end[k]), k) for k in range(lanes.offsets[r], lanes.offsets[r + 1])] for r in rows
+    ]
+    for t0, t1 in windows_:
+        ns = (t1 - t0) / cells
+        got = bin_rows(lanes, rows, t0, ns, cells)
+        edges = cell_edges(t0, ns, cells).tolist()
+        for r in rows:
+            for c in range(cells):
+                want = expected_cell(by_row[r], edges[c], edges[c + 1])
+                have = (int(got.left[r, c]), int(got.right[r, c]), int(got.split[r, c]), int(got.shade[r, c]))
+                assert have == want, (track, r, c, t0, t1)
+
+
+def test_cpu_profile_cells_follow_the_rules():
+    trace = load_trace(CPU_PROFILE)
+    for track in trace.tracks:
+        check_track(track, 61, windows(trace.span))
+
+
+def test_tpu_async_rows_follow_the_rules(corpus):
+    trace = load_trace(corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb")
+    tracks = [t for t in trace.tracks if t.group == "/device:TPU:0" and t.name in ("XLA Ops", "Async XLA Ops", "Steps")]
+    assert tracks and max(t.lanes for t in tracks) > 1
+    for track in tracks:
+        check_track(track, 47, windows(trace.span, count=6))
+
+
+def test_a_cell_shows_every_kind_of_content():
+    """The rules are not vacuous on real data: zoomed out, busy cells; zoomed in, splits."""
+    trace = load_trace(CPU_PROFILE)
+    lanes = trace.lanes().index
+    rows = np.arange(len(lanes.offsets) - 1)
+    lo, hi = trace.span
+    out = bin_rows(lanes, rows, lo, (hi - lo) / 120, 120)
+    assert (out.shade > 0).sum() > 50
+    seen = set()
+    for t0, t1 in windows(trace.span, count=40, seed=3):
+        got = bin_rows(lanes, rows, t0, (t1 - t0) / 120, 120)
+        split = got.left != got.right
+        seen |= {"split"} if (split & (got.left >= 0) & (got.right >= 0)).any() else set()
+        seen |= {"ends"} if (split & (got.right < 0) & (got.left >= 0)).any() else set()
+        seen |= {"starts"} if (split & (got.left < 0) & (got.right >= 0)).any() else set()
+        seen |= {"full"} if ((got.left == got.right) & (got.left >= 0) & (got.shade == 0)).any() else set()
+    assert seen == {"split", "ends", "starts", "full"}
+
+
+def test_merged_rows_answer_as_each_track_does():
+    trace = load_trace(CPU_PROFILE)
+    before = {k: (t.lane_index(), t.visible(*trace.span)) for k, t in enumerate(trace.tracks)}
+    merged = trace.lanes()
+    lo, hi = trace.span
+    for k, track in enumerate(trace.tracks):
+        old, visible = before[k]
+        rows = np.arange(len(old.offsets) - 1)
+        own = bin_rows(old, rows, lo, (hi - lo) / 90, 90)
+        together = bin_rows(merged.index, rows + merged.first_row[k], lo, (hi - lo) / 90, 90)
+        shift = merged.first_slot[k]
+        for alone, merged_ in ((own.left, together.left), (own.right, together.right)):
+            assert np.array_equal(np.where(alone >= 0, alone + shift, -1), merged_)
+        assert np.array_equal(own.split, together.split) and np.array_equal(own.shade, together.shade)
+        assert np.array_equal(track.visible(*trace.span), visible)  # the view answers as the original
+        assert all(merged.locate(int(merged.first_slot[k]) + j) == (k, int(old.order[j])) for j in range(0, len(old.order), 97))
+        assert np.array_equal(merged.name_id[merged.first_slot[k] : merged.first_slot[k + 1]], track.name_id[old.order])
+
+
+def test_group_summary_is_the_busy_share_of_its_rows():
+    trace = load_trace(CPU_PROFILE)
+    merged = trace.lanes()
+    lanes = merged.index
+    for t0, t1 in windows(trace.span, count=8):
+        cells = 53
+        got = busy_fraction(lanes, merged.first_row, t0, (t1 - t0) / cells, cells)
+        edges = cell_edges(t0, (t1 - t0) / cells, cells)
+        for c in range(cells):
+            a, b = int(edges[c]), int(edges[c + 1])
+            covered = 0
+            for row in merged.first_row:
+                k0, k1 = lanes.offsets[row], lanes.offsets[row + 1]
+                covered += sum(max(0, min(int(e), b) - max(int(s), a)) for s, e in zip(lanes.start[k0:k1], lanes.end[k0:k1]))
+            assert got[c] == pytest.approx(min(covered / (b - a), 1.0))
