@@ -124,6 +124,8 @@ def test_merged_rows_answer_as_each_track_does():
         for alone, merged_ in ((own.left, together.left), (own.right, together.right)):
             assert np.array_equal(np.where(alone >= 0, alone + shift, -1), merged_)
         assert np.array_equal(own.split, together.split) and np.array_equal(own.shade, together.shade)
+        view = bin_rows(track.lane_index(), rows, lo, (hi - lo) / 90, 90)  # the track's index is now a view
+        assert all(np.array_equal(a, b) for a, b in zip(own, view))
         assert np.array_equal(track.visible(*trace.span), visible)  # the view answers as the original
         assert all(merged.locate(int(merged.first_slot[k]) + j) == (k, int(old.order[j])) for j in range(0, len(old.order), 97))
         assert np.array_equal(merged.name_id[merged.first_slot[k] : merged.first_slot[k + 1]], track.name_id[old.order])

@@ -52,7 +52,7 @@ def _first_at(lanes: LaneIndex, rows: np.ndarray, times: np.ndarray) -> np.ndarr
     """Per row and time, the position of the row's first event starting at or after it
     (the row's end position if none). Times are clamped just outside a row's span, so a
     lookup never lands in a neighbouring row."""
-    keys = rows[:, None] * lanes.stride + np.clip(times - lanes.base, -1, lanes.stride - 1)[None, :]
+    keys = (rows[:, None] + lanes.row0) * lanes.stride + np.clip(times - lanes.base, -1, lanes.stride - 1)[None, :]
     return np.searchsorted(lanes.keys, keys.ravel(), side="left").reshape(keys.shape)
 
 

@@ -59,8 +59,9 @@ class LaneIndex(NamedTuple):
     """A track's events grouped by row, each row sorted by start (and so by end: a row never
     overlaps itself). Row r is `order[offsets[r]:offsets[r+1]]`, with times `start`/`end`.
 
-    `keys` (row * stride + start - base) puts every row on one ascending axis, so that a
-    single searchsorted answers a question about many rows at once; `busy[k]` is the total
+    `keys` ((row0 + row) * stride + start - base) puts every row on one ascending axis, so
+    that a single searchsorted answers a question about many rows at once (`row0` is the
+    first row's number when the index is a view of a merged one); `busy[k]` is the total
     duration of the events before position k, so a stretch's busy time costs two lookups.
     """
 
@@ -72,6 +73,7 @@ class LaneIndex(NamedTuple):
     base: int
     stride: int
     busy: np.ndarray
+    row0: int = 0
 
 
 def lane_index(start: np.ndarray, end: np.ndarray, rows: np.ndarray) -> LaneIndex:
@@ -87,7 +89,7 @@ def lane_index(start: np.ndarray, end: np.ndarray, rows: np.ndarray) -> LaneInde
 
 def position(lanes: LaneIndex, row: int, start: int, event: int) -> int:
     """Where an event (on `row`, starting at `start`) sits in an index."""
-    k = int(np.searchsorted(lanes.keys, row * lanes.stride + start - lanes.base))
+    k = int(np.searchsorted(lanes.keys, (lanes.row0 + row) * lanes.stride + start - lanes.base))
     while lanes.order[k] != event:
         k += 1
     return k
@@ -97,8 +99,8 @@ def merge(indexes: list[LaneIndex]) -> tuple[LaneIndex, list[LaneIndex], np.ndar
     """Several tracks' indexes as one, rows numbered on: (merged, each track's index as views
     of it, first row of each track, first position of each track plus the total).
 
-    The views answer exactly as the originals did (their `base` is shifted by their first
-    row), so the originals can be dropped: merging costs no memory once done.
+    The views answer exactly as the originals did (their `row0` is their first row), so the
+    originals can be dropped: merging costs no memory once done.
     """
     sizes = np.array([len(index.order) for index in indexes], np.int64)
     rows = np.array([len(index.offsets) - 1 for index in indexes], np.int64)
@@ -116,7 +118,7 @@ def merge(indexes: list[LaneIndex]) -> tuple[LaneIndex, list[LaneIndex], np.ndar
     busy = np.concatenate(([0], np.cumsum(end - start)))
     merged = LaneIndex(order, offsets, start, end, keys, base, stride, busy)
     views = [
-        LaneIndex(order[a:b], index.offsets, start[a:b], end[a:b], keys[a:b], base - int(row) * stride, stride, busy[a : b + 1])
+        LaneIndex(order[a:b], index.offsets, start[a:b], end[a:b], keys[a:b], base, stride, busy[a : b + 1], int(row))
         for index, a, b, row in zip(indexes, first_slot[:-1].tolist(), first_slot[1:].tolist(), first_row.tolist())
     ]
     return merged, views, first_row, first_slot

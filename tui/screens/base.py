@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer
 
 from tui.model.workspace import Selection, Workspace
@@ -21,10 +22,14 @@ class WorkspaceScreen(Screen):
     def compose(self) -> ComposeResult:
         yield StatusBar(self.pane_title)
         yield from self.body()
-        yield Footer()
+        yield self.footer()
 
     def body(self) -> ComposeResult:
         yield from ()
+
+    def footer(self) -> Widget:
+        """The key hints at the bottom (a screen may draw them more cheaply)."""
+        return Footer()
 
     @property
     def workspace(self) -> Workspace | None:

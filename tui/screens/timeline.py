@@ -1,26 +1,305 @@
-"""Key 4: the profile's tracks."""
+"""Key 4: the profile as a timeline, with the event under the cursor, a marked range's
+aggregate, the whole trace's top XLA ops, and search.
+
+Tracks are decoded in a worker after loading; the timeline draws each one as soon as it is
+ready. Event stats are read, and the event matched to its HLO instruction, in a worker too:
+on a JSON trace the first read takes about a second. The screen keeps few widgets (the
+search box exists only while open): Textual's cost per keypress grows with their number.
+"""
 
 from __future__ import annotations
 
+import numpy as np
+from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
-from textual.widgets import DataTable
+from textual.binding import Binding
+from textual.widget import Widget
+from textual.widgets import Input
 
-from tui.model.workspace import Workspace
+from tui.model.errors import InputError
+from tui.model.links import instruction_for_event, occurrences, op_names, top_ops
+from tui.model.timescale import format_ns
+from tui.model.trace import NameStats, Trace
+from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
+from tui.widgets.key_bar import KeyBar
+from tui.widgets.timeline import TimelineView
+from tui.widgets.trace_panel import TracePanel
+
+NO_PROFILE = "No profile loaded: open an .xplane.pb, a trace JSON or a logdir (alone or beside a dump)."
 
 
 class TimelineScreen(WorkspaceScreen):
+    DEFAULT_CSS = """
+    #timeline-search { dock: bottom; margin-bottom: 1; }
+    """
     pane_title = "4 Timeline"
+    BINDINGS = [
+        Binding("slash", "search", "Search"),
+        Binding("t", "top_ops", "Top ops", show=False),
+        Binding("shift+enter", "match(-1)", "Previous match", show=False),
+        Binding("escape", "close_search", "Close search", show=False),
+    ]
 
     def body(self) -> ComposeResult:
-        yield DataTable(id="tracks", cursor_type="row")
+        yield TimelineView(id="timeline")
+        yield TracePanel(id="timeline-panel")
 
+    def footer(self) -> Widget:
+        return KeyBar()
+
+    def on_mount(self) -> None:
+        self._link: tuple[int, int, tuple[str, str] | None] | None = None  # event, and its instruction
+        self._pending_instruction: str | None = None  # to show once the tracks are decoded
+        self._ops: list[NameStats] | None = None
+        self._searched: str | None = None
+        super().on_mount()
+
+    @property
+    def view(self) -> TimelineView:
+        return self.query_one(TimelineView)
+
+    @property
+    def panel(self) -> TracePanel:
+        return self.query_one(TracePanel)
+
+    @property
+    def trace(self) -> Trace | None:
+        return self.workspace.trace if self.workspace else None
+
+    # -- workspace and selection ----------------------------------------------------------------
     def show_workspace(self, ws: Workspace) -> None:
-        table = self.query_one(DataTable)
-        table.clear(columns=True)
+        self._link, self._ops = None, None
+        self._pending_instruction = ws.selection.instruction
+        self.view.set_trace(ws.trace, op_names(ws))
+        self._show_trace_facts()
         if ws.trace is None:
-            table.add_column("No profile loaded: open an .xplane.pb, a trace JSON or a logdir.")
+            self.panel.show_info(Text(NO_PROFILE, style="italic"))
             return
-        table.add_columns("group", "track", "events")
-        for track in ws.trace.tracks:
-            table.add_row(track.group, track.name, f"{track.count:,}")
+        self.view.focus()
+        self._decode(ws.trace)
+
+    @work(thread=True, exclusive=True, group="timeline-decode")
+    def _decode(self, trace: Trace) -> None:
+        trace.decode_all(lambda done, total: self.app.call_from_thread(self._decoding, done, total))
+        lanes = trace.lanes()
+        trace.counters  # noqa: B018 (read now, off the UI thread)
+        self.app.call_from_thread(self._decoded, lanes)
+
+    def _decoding(self, done: int, total: int) -> None:
+        self.view.refresh_rows()
+        self.panel.show_info(Text(f" Decoding tracks: {done} of {total}", style="italic"))
+
+    def _decoded(self, lanes) -> None:
+        self.view.refresh_rows(lanes)
+        self.view.set_op_names(op_names(self.workspace))
+        self._show_trace_facts()
+        self.panel.show_info(self._trace_line())
+        if self._pending_instruction:
+            self._show_occurrences(self._pending_instruction)
+        self._pending_instruction = None
+
+    def show_selection(self, old: Selection, new: Selection) -> None:
+        if self.trace is None or not new.instruction or new.instruction == old.instruction:
+            return
+        if self._link is not None and self._link[2] == (new.module, new.instruction):
+            return
+        if not all(track.decoded for track in self.trace.tracks):
+            self._pending_instruction = new.instruction
+            return
+        self._show_occurrences(new.instruction)
+
+    def _show_occurrences(self, instruction: str) -> None:
+        """Jump to where an instruction ran: its occurrences become the search matches."""
+        ws = self.workspace
+        module = ws.current.name if ws.current is not None else None
+        tracks, found = occurrences(self.trace, module, instruction)
+        self.view.set_matches(tracks, found)
+        if not len(found):
+            self.panel.show_info(Text(f" The selected instruction {instruction} has no events in the profile", style="italic"))
+            return
+        track, i = self.trace.tracks[int(tracks[0])], int(found[0])
+        self.view.show_event(int(tracks[0]), i)
+        self.view.set_window(self.view.window.fit(*track.event_span(i), margin=2.0))
+
+    # -- the event under the cursor ---------------------------------------------------------------
+    def on_timeline_view_cursor_moved(self, message: TimelineView.CursorMoved) -> None:
+        self.panel.show_info(self._cursor_line())
+        if message.event is not None:
+            self._show_event(message.track, message.event, None, None)
+
+    def on_timeline_view_chosen(self, message: TimelineView.Chosen) -> None:
+        chosen = (message.track, message.event)
+        if self._link is not None and self._link[:2] == chosen and self.app.selection.event == chosen:
+            self._open_instruction()
+            return
+        self._read_event(message.track, message.event)
+
+    def _open_instruction(self) -> None:
+        link = self._link[2]
+        if link is None:
+            self.notify("This event ran no instruction of the loaded modules", severity="warning", timeout=3)
+            return
+        module, instruction = link
+        self.app.show("details", module=module, instruction=instruction)
+
+    @work(thread=True, exclusive=True, group="timeline-event")
+    def _read_event(self, track_index: int, event: int) -> None:
+        track = self.trace.tracks[track_index]
+        try:
+            args = track.event_args(event)
+            link = instruction_for_event(self.workspace, track, event)
+        except InputError as error:  # the file changed since it was loaded, or a module is bad
+            args, link = {"cannot read stats": str(error)}, None
+        self.app.call_from_thread(self._event_read, track_index, event, args, link)
+
+    def _event_read(self, track_index: int, event: int, args: dict, link) -> None:
+        """The chosen event's stats and instruction are known: show them, and select it."""
+        self._link = (track_index, event, link)
+        if self.view.cursor == (track_index, event):
+            self._show_event(track_index, event, args, link)
+        changes = {"event": (track_index, event)}
+        if link is not None:
+            changes |= {"module": link[0], "instruction": link[1]}
+        self.app.select(**changes)
+
+    def _show_event(self, track_index: int, event: int, args: dict | None, link) -> None:
+        trace = self.trace
+        track = trace.tracks[track_index]
+        start, dur = int(track.start_ns[event]), int(track.dur_ns[event])
+        details = [
+            ("event", track.event_name(event)),
+            ("track", f"{track.group} / {track.name} (row {int(track.depth[event])})"),
+            ("start", f"{format_ns(start - trace.span[0], 6)} from the trace start"),
+            ("duration", f"{format_ns(dur, 6)} (self {format_ns(int(track.self_ns[event]), 6)})"),
+        ]
+        if link is not None:
+            details.append(("instruction", Text(f"{link[1]} in {link[0]} (Enter again: open it)", style="bold")))
+        if args is None:
+            details.append(("stats", Text("Enter: select the event, read its stats and find its instruction", style="italic")))
+        else:
+            details += [(key, str(value)) for key, value in args.items()]
+        self.panel.show_details(details)
+
+    def _show_trace_facts(self) -> None:
+        """With no event under the cursor: what was loaded, and what the profiler lost."""
+        trace = self.trace
+        if trace is None:
+            self.panel.show_details([])
+            return
+        lo, hi = trace.span
+        details = [("profile", trace.path)]
+        if trace.runs:
+            details.append(("run", f"{trace.run} (of {len(trace.runs)}: {', '.join(trace.runs[:5])})"))
+        details.append(("events", f"{trace.event_count:,} on {len(trace.tracks)} tracks over {format_ns(hi - lo, 6)}"))
+        for name, device in trace.devices.items():
+            peaks = [f"{device.peak_teraflops_per_second} TFLOP/s" if device.peak_teraflops_per_second else "",
+                     f"{device.peak_hbm_bw_gigabytes_per_second:.0f} GB/s" if device.peak_hbm_bw_gigabytes_per_second else ""]
+            details.append(("device", f"{name} {device.device_type or ''} {' '.join(p for p in peaks if p)}".strip()))
+        details += [("lost data", Text(warning, style="bold red")) for warning in trace.warnings]
+        if not trace.warnings:
+            details.append(("lost data", "none reported by the profiler"))
+        self.panel.show_details(details)
+
+    # -- the info line --------------------------------------------------------------------------
+    def _trace_line(self) -> Text:
+        trace = self.trace
+        text = Text(f" {trace.event_count:,} events, {len(trace.tracks)} tracks", style="dim")
+        if trace.warnings:
+            text.append(f"  ⚠ the profiler lost data: {len(trace.warnings)} warning(s) below", style="bold red")
+        return text
+
+    def _cursor_line(self) -> Text:
+        cursor = self.view.cursor
+        if cursor is None or cursor[1] is None:
+            return self._trace_line()
+        track, event = self.trace.tracks[cursor[0]], cursor[1]
+        text = Text(f" {track.event_name(event)}", style="bold")
+        text.append(f"  {format_ns(int(track.dur_ns[event]))}  {track.name}", style="dim")
+        match = self.view.match_index()
+        if match is not None:
+            text.append(f"  match {match + 1} of {len(self.view.matches[1])} (n / N)")
+        return text
+
+    # -- search ---------------------------------------------------------------------------------
+    def action_search(self) -> None:
+        if self.trace is None:
+            return
+        found = self.query("#timeline-search")
+        box = found.first() if found else Input(
+            placeholder="search event names: Enter next, Shift+Enter previous, Esc close", id="timeline-search"
+        )
+        if not found:
+            self.mount(box, before=self.panel)
+        box.focus()
+
+    def action_close_search(self) -> None:
+        for box in self.query("#timeline-search"):
+            box.remove()
+        self.view.focus()
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        text = message.value.strip()
+        if not text or self.trace is None:
+            return
+        if text != self._searched:
+            self._searched = text
+            tracks, found = self.trace.search(text)
+            self.view.set_matches(tracks, found)
+            if not len(found):
+                self.panel.show_info(Text(f" No event name contains {text!r}", style="italic"))
+                return
+        self.view.action_match(1)
+
+    def action_match(self, direction: int) -> None:
+        self.view.action_match(direction)
+
+    # -- range aggregate and top ops ----------------------------------------------------------------
+    def on_timeline_view_range_marked(self, message: TimelineView.RangeMarked) -> None:
+        self.app.select(time_range=message.time_range)
+        if message.time_range is None:
+            self._show_trace_facts()
+            return
+        self._aggregate_range(*message.time_range)
+
+    @work(thread=True, exclusive=True, group="timeline-range")
+    def _aggregate_range(self, t0: int, t1: int) -> None:
+        rows = self.trace.aggregate(t0, t1)
+        self.app.call_from_thread(self._range_ready, t0, t1, rows)
+
+    def _range_ready(self, t0: int, t1: int, rows: list[NameStats]) -> None:
+        origin = self.trace.span[0]
+        title = Text(f" Range {format_ns(t0 - origin, 6)} to {format_ns(t1 - origin, 6)} ({format_ns(t1 - t0, 6)}): "
+                     f"{sum(row.count for row in rows):,} events of {len(rows):,} names, largest total first")
+        self.panel.show_table(title, rows)
+
+    def action_top_ops(self) -> None:
+        if self.trace is None:
+            return
+        if self.panel.showing_table and self._ops is not None and self.panel.rows is self._ops:
+            self._show_trace_facts()
+        elif self._ops is not None:
+            self._ops_ready(self._ops)
+        else:
+            self._compute_top_ops()
+
+    @work(thread=True, exclusive=True, group="timeline-ops")
+    def _compute_top_ops(self) -> None:
+        self.trace.decode_all()
+        rows = top_ops(self.workspace)
+        self.app.call_from_thread(self._ops_ready, rows)
+
+    def _ops_ready(self, rows: list[NameStats]) -> None:
+        self._ops = rows
+        total = sum(row.total_ns for row in rows)
+        title = Text(f" Top XLA ops over the whole trace: {len(rows):,} ops, {format_ns(total, 6)} in all"
+                     if rows else " No XLA op events recognised (load the program's HLO beside the profile)")
+        self.panel.show_table(title, rows, total)
+
+    def on_trace_panel_name_chosen(self, message: TracePanel.NameChosen) -> None:
+        """A name in a table: its events become the matches, starting at the first."""
+        wanted = np.array([name == message.name for name in self.trace.names], bool)
+        self.view.set_matches(*self.trace.events_named(wanted))
+        self.view.focus()
+        self.view.action_match(1)

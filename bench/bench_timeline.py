@@ -1,0 +1,77 @@
+"""Key-to-frame time of the timeline screen on the 590k-event GPT profile, against a trivial
+Textual app measured the same way in the same process (bench/keyframe.py; target ratio <= 1.2).
+
+Every key measured changes every row of the picture: zoomed fully out, W then S (zoom in one
+step and back); zoomed fully in (one nanosecond per cell, in the busiest stretch), D then A
+(pan and back) and S then W (zoom out one step and back in). Also the cursor keys (left/right
+between events, up/down between rows), which repaint two rows. Needs `make_profile.py`'s run.
+
+    python bench/bench_timeline.py [--rounds 10] [--size 200x50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+from keyframe import compare  # noqa: E402
+from make_profile import newest_run  # noqa: E402
+
+from tui.app import XlaTuiApp  # noqa: E402
+
+
+async def show_timeline(app, pilot) -> None:
+    await pilot.press("4")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def zoomed_in(on_row: int):
+    """Setup: the cursor on a busy row's event in the middle of the trace, then W until the
+    window is at its narrowest (one nanosecond per cell)."""
+
+    async def setup(app, pilot) -> None:
+        await show_timeline(app, pilot)
+        view = app.screen.view
+        for _ in range(on_row):
+            await pilot.press("down")
+        for _ in range(8):
+            await pilot.press("w")
+        await pilot.press("right")
+        while view.window.ns_per_cell > 1.0:
+            await pilot.press("W")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+    return setup
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--size", default="200x50")
+    args = parser.parse_args()
+    size = tuple(int(n) for n in args.size.split("x"))
+    run = newest_run()
+    if run is None:
+        sys.exit("no profile: run `python bench/make_profile.py` first")
+    xplane = next(run.glob("*.xplane.pb"))
+    print(f"profile: {xplane}")
+
+    def app() -> XlaTuiApp:
+        return XlaTuiApp(xplane)
+
+    busy_row = 9  # /host:CPU's first XLA Eigen thread, row 0 (rows: group, python x6, ...)
+    compare("timeline zoomed out, W/S", app, ["w", "s"], args.rounds, show_timeline, size)
+    compare("timeline zoomed in, D/A", app, ["d", "a"], args.rounds, zoomed_in(busy_row), size)
+    compare("timeline zoomed in, S/W", app, ["s", "w"], args.rounds, zoomed_in(busy_row), size)
+    compare("timeline cursor, right/left", app, ["right", "left"], args.rounds, zoomed_in(busy_row), size)
+    compare("timeline cursor, down/up", app, ["down", "up"], args.rounds, zoomed_in(busy_row), size)
+
+
+if __name__ == "__main__":
+    main()

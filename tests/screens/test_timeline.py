@@ -1,0 +1,328 @@
+"""The timeline screen (key 4) driven with keys and the mouse on the committed transformer
+fixture: an XLA dump and a CPU profile of the same JAX program. Assertions are on the visible
+time window, the cursor and the shared selection, checked against the trace model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import FIXTURES, screen_text
+
+from tui.app import XlaTuiApp
+from tui.model.links import occurrences, top_ops
+from tui.model.timescale import MIN_NS_PER_CELL
+from tui.screens.details import DetailsScreen
+from tui.screens.timeline import TimelineScreen
+from tui.widgets.timeline import PAN_STEP, ZOOM_STEP, TimelineView
+from tui.widgets.trace_panel import TracePanel
+
+SIZE = (140, 40)
+
+
+async def open_timeline(pilot) -> TimelineView:
+    app = pilot.app
+    await app.workers.wait_for_complete()
+    await pilot.press("4")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    assert isinstance(app.screen, TimelineScreen)
+    return app.screen.view
+
+
+async def settle(pilot) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def window(view):
+    return view.window.t0, view.window.t1
+
+
+def first_row_of(view, track_name: str) -> int:
+    return next(i for i, row in enumerate(view.rows) if row.kind == "track" and view.trace.tracks[row.index].name == track_name)
+
+
+async def move_to_row(pilot, view, target: int) -> None:
+    while view.cursor_row < target:
+        await pilot.press("down")
+    while view.cursor_row > target:
+        await pilot.press("up")
+
+
+async def test_starts_zoomed_out_over_every_track():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        assert window(view) == trace.span
+        shown = [row for row in view.rows if row.kind == "track"]
+        assert {row.index for row in shown} == set(range(len(trace.tracks)))
+        assert len(shown) == sum(track.lanes for track in trace.tracks)
+        text = screen_text(app)
+        assert "/host:CPU" in text and "python" in text and "39.1 ms" in text
+
+
+async def test_zoom_about_the_cursor_pan_and_reset():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        span = app.workspace.trace.span
+        centre = view._zoom_centre()
+        column = (centre - view.window.t0) / view.window.ns_per_cell
+        await pilot.press("w")
+        assert view.window.width == pytest.approx((span[1] - span[0]) * ZOOM_STEP)
+        assert (centre - view.window.t0) / view.window.ns_per_cell == pytest.approx(column)
+        await pilot.press("w", "w")
+        before = window(view)
+        await pilot.press("d")
+        assert view.window.t0 - before[0] == pytest.approx(PAN_STEP * (before[1] - before[0]))
+        await pilot.press("a")
+        assert window(view) == pytest.approx(before)
+        await pilot.press("D")
+        assert view.window.t0 - before[0] == pytest.approx(min(0.8 * (before[1] - before[0]), span[1] - before[1]))
+        await pilot.press("s")
+        assert view.window.width == pytest.approx((before[1] - before[0]) / ZOOM_STEP)
+        for _ in range(60):
+            await pilot.press("W")
+        assert view.window.ns_per_cell == MIN_NS_PER_CELL
+        await pilot.press("0")
+        assert window(view) == span
+
+
+async def test_arrows_walk_a_row_in_time_order_and_change_rows():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        row = first_row_of(view, "tf_XLAPjRtCpuClient/5463703682951342780") + 1  # its second row
+        await move_to_row(pilot, view, row)
+        track_index = view.rows[row].index
+        track = trace.tracks[track_index]
+        _, _, events = track.lane(view.rows[row].lane)
+        events = events.tolist()
+        assert view.cursor[0] == track_index and view.cursor[1] in events  # the event nearest the cursor time
+        k = events.index(view.cursor[1])
+        await pilot.press("right")
+        assert view.cursor == (track_index, events[k + 1])
+        await pilot.press("right", "right")
+        assert view.cursor == (track_index, events[k + 3])
+        start, end = track.event_span(events[k + 3])
+        assert view.window.t0 <= start and end <= view.window.t1  # revealed
+        await pilot.press("left")
+        assert view.cursor == (track_index, events[k + 2])
+        events = events[k + 1 :]
+        before = track.event_span(int(events[1]))
+        await pilot.press("up")
+        above = view.rows[row - 1]
+        assert view.cursor_row == row - 1 and view.cursor[0] == above.index
+        event = view.cursor[1]
+        assert event is not None and track.depth[event] == above.lane
+        s, e = track.event_span(event)
+        assert s <= sum(before) / 2 < e  # the event over the cursor time, one row up
+        assert track.event_name(event) in screen_text(app)
+
+
+async def test_enter_selects_an_op_and_enter_again_opens_its_instruction():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        tracks, found = trace.search("dot.")
+        view.show_event(int(tracks[0]), int(found[0]))
+        await pilot.pause()
+        name = trace.tracks[int(tracks[0])].event_name(int(found[0]))
+        await pilot.press("enter")
+        await settle(pilot)
+        selection = app.selection
+        assert selection.event == (int(tracks[0]), int(found[0]))
+        assert selection.instruction == name and selection.module == app.workspace.main.label
+        panel = app.screen.panel
+        shown = dict((key, value.plain) for key, value in panel.details)
+        assert shown["hlo_op"] == name and shown["hlo_module"] == "jit_train_step"
+        assert name in shown["instruction"]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, DetailsScreen)
+        assert app.workspace.instruction.name == name
+        assert name in screen_text(app)
+
+
+async def test_search_steps_through_matches_in_time_order():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        view.cursor_ns = float(trace.span[0])
+        await pilot.press("slash")
+        await pilot.press(*"fusion")
+        await pilot.press("enter")
+        tracks, found = trace.search("fusion")
+        matches = list(zip(tracks.tolist(), found.tolist()))
+        assert view.cursor == matches[0]
+        await pilot.press("enter")
+        assert view.cursor == matches[1]
+        await pilot.press("shift+enter")
+        assert view.cursor == matches[0]
+        assert f"match 1 of {len(matches)}" in screen_text(app)
+        await pilot.press("escape")
+        assert not app.screen.query("#timeline-search") and view.has_focus
+        await pilot.press("n", "n")
+        assert view.cursor == matches[2]
+        await pilot.press("N")
+        assert view.cursor == matches[1]
+        track = trace.tracks[matches[1][0]]
+        start, end = track.event_span(matches[1][1])
+        assert view.window.t0 <= start and end <= view.window.t1
+
+
+async def test_marked_range_shows_its_aggregate():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        track_index = next(k for k, t in enumerate(trace.tracks) if t.name.startswith("tf_XLAEigen"))
+        track = trace.tracks[track_index]
+        longest = int(np.argmax(track.dur_ns))
+        view.show_event(track_index, longest)
+        await pilot.press("m")
+        await settle(pilot)
+        span = track.event_span(longest)
+        assert app.selection.time_range == span
+        panel = app.screen.panel
+        assert panel.showing_table
+        expected = trace.aggregate(*span)
+        assert [(row.name, row.count, row.total_ns) for row in panel.rows] == [
+            (row.name, row.count, row.total_ns) for row in expected
+        ]
+        assert expected[0].count >= 1 and len(expected) > 1
+        await pilot.press("shift+right", "shift+right")
+        await settle(pilot)
+        t0, t1 = app.selection.time_range
+        assert t0 == span[0] and t1 > span[1]
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.selection.time_range is None and not panel.showing_table
+
+
+async def test_top_ops_table_and_jumping_to_an_op():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        panel = app.screen.panel
+        expected = top_ops(app.workspace)
+        assert [row.name for row in panel.rows] == [row.name for row in expected] and expected
+        assert expected[0].name in screen_text(app)
+        panel.focus()
+        await pilot.press("down", "enter")
+        name = expected[1].name
+        cursor = view.cursor
+        assert view.has_focus and app.workspace.trace.tracks[cursor[0]].event_name(cursor[1]) == name
+
+
+async def test_show_in_timeline_jumps_to_the_instructions_occurrences():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        name = top_ops(app.workspace)[0].name
+        await pilot.press("2")
+        app.show("timeline", instruction=name)
+        await settle(pilot)
+        assert isinstance(app.screen, TimelineScreen)
+        tracks, found = occurrences(trace, "jit_train_step", name)
+        assert view.cursor == (int(tracks[0]), int(found[0]))
+        start, end = trace.tracks[int(tracks[0])].event_span(int(found[0]))
+        assert view.window.t0 <= start and end <= view.window.t1
+        assert view.window.width < (end - start) * 10
+        assert f"match 1 of {len(found)}" in screen_text(app)
+        await pilot.press("n")
+        assert view.cursor == (int(tracks[1]), int(found[1]))
+
+
+async def test_click_selects_and_drag_marks_a_range():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        row = first_row_of(view, "tf_XLAPjRtCpuClient/5463703682951342780")
+        track = trace.tracks[view.rows[row].index]
+        event = int(np.argmax(track.dur_ns * (track.depth == 0)))
+        start, end = track.event_span(event)
+        column = view.window.column((start + end) / 2)
+        y = view.header_height + row - int(view.scroll_offset.y)
+        await pilot.click(TimelineView, offset=(view.label_width + column, y))
+        await settle(pilot)
+        assert view.cursor == (view.rows[row].index, event)
+        assert app.selection.event == (view.rows[row].index, event)
+        x0, x1 = view.label_width + 10, view.label_width + 40
+        await pilot.mouse_down(TimelineView, offset=(x0, y))
+        await pilot.hover(TimelineView, offset=(x1, y))
+        await pilot.mouse_up(TimelineView, offset=(x1, y))
+        await settle(pilot)
+        t0, t1 = app.selection.time_range
+        assert t0 == pytest.approx(view.window.time_at(10.5), abs=1) and t1 == pytest.approx(view.window.time_at(40.5), abs=1)
+        assert app.screen.panel.showing_table
+
+
+async def test_groups_collapse_and_expand():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        rows = len(view.rows)
+        assert view.rows[0].kind == "group"
+        await pilot.press("c")
+        assert [row.kind for row in view.rows] == ["group"] and "▸ /host:CPU" in screen_text(app)
+        await pilot.press("enter")
+        assert len(view.rows) == rows
+
+
+async def test_without_a_profile_the_screen_says_so():
+    app = XlaTuiApp(FIXTURES / "mlp.hlo")
+    async with app.run_test(size=(100, 24)) as pilot:
+        view = await open_timeline(pilot)
+        assert view.trace is None and view.rows == []
+        assert "No profile loaded" in screen_text(app)
+        await pilot.press("w", "d", "right", "enter", "slash")
+        assert isinstance(app.screen, TimelineScreen)
+
+
+async def test_decoding_runs_in_a_worker_and_tracks_appear_as_they_are_ready():
+    app = XlaTuiApp(FIXTURES / "transformer" / "profile" / "perfetto_trace.json.gz")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        trace = app.workspace.trace
+        assert not any(track.decoded for track in trace.tracks)  # loading decodes nothing
+        await pilot.press("4")
+        await settle(pilot)
+        assert all(track.decoded for track in trace.tracks)
+        assert isinstance(app.screen.query_one(TracePanel), TracePanel)
+        assert app.screen.view.lanes is not None
+
+
+# --- snapshots (committed fixture, two sizes) ----------------------------------------------------
+
+
+async def _select_first_dot(pilot) -> None:
+    view = await open_timeline(pilot)
+    trace = pilot.app.workspace.trace
+    tracks, found = trace.search("dot.")
+    view.show_event(int(tracks[0]), int(found[0]))
+    await pilot.press("enter")
+    await settle(pilot)
+    pilot.app.clear_notifications()  # the dump's own load warning, not this screen's
+    await pilot.pause()
+
+
+def test_timeline_overview_with_a_selected_op(snap_compare):
+    assert snap_compare(XlaTuiApp(FIXTURES / "transformer"), terminal_size=(120, 36), run_before=_select_first_dot)
+
+
+def test_timeline_zoomed_range_small(snap_compare):
+    async def run_before(pilot) -> None:
+        await _select_first_dot(pilot)
+        await pilot.press("f", "m")
+        await settle(pilot)
+
+    assert snap_compare(XlaTuiApp(FIXTURES / "transformer"), terminal_size=(80, 24), run_before=run_before)

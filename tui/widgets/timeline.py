@@ -1,0 +1,645 @@
+"""The timeline: a profile's tracks as rows under a time ruler, flown with W/A/S/D.
+
+Keys follow Perfetto and XProf: W/S zoom about the cursor, A/D pan (shifted: bigger steps),
+arrows move between events and rows, Enter or a click selects, F fits the selection, 0 shows
+the whole trace, M marks the cursor event's time range (Shift+arrows or a mouse drag mark any
+range), N/Shift+N step through search matches.
+
+Rendered with the Line API. A frame bins each visible row's events into cells (see
+`tui.model.trace_bins`: searchsorted at fixed probes, never a pass over the events in view), so
+its cost depends on the screen's size, not the trace's. Painted rows are cached until the view
+changes; moving the cursor repaints only the rows it leaves and enters.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tui.model.timescale import Window, format_ns, ticks
+from tui.model.trace import Trace, TraceLanes, Track
+from tui.model.trace_bins import SUB, Cells, bin_rows, busy_fraction, sampled_values
+from tui.model.trace_lanes import LaneIndex, lane_index, position
+from tui.widgets.timeline_paint import (
+    COUNTER,
+    CURSOR,
+    EMPTY,
+    MARK,
+    STEP_A,
+    STEP_B,
+    SUMMARY,
+    TEXT,
+    Painter,
+    fit,
+    key,
+    name_colour,
+)
+
+LABEL_WIDTH = 28  # at most; a fifth of a narrow screen
+ZOOM_STEP, BIG_ZOOM_STEP = 0.6, 0.2
+PAN_STEP, BIG_PAN_STEP = 0.2, 0.8
+RANGE_STEP = 1 / 40  # of the window, per Shift+arrow
+
+
+class Row(NamedTuple):
+    kind: str  # "group", "track" or "counter"
+    group: str
+    index: int  # into trace.tracks or trace.counters; -1 for a group
+    lane: int = 0
+
+
+class TimelineView(ScrollView, can_focus=True):
+    DEFAULT_CSS = """
+    TimelineView { height: 1fr; scrollbar-size-vertical: 1; }
+    """
+    BINDINGS = [
+        Binding("w", f"zoom({ZOOM_STEP})", "Zoom in"),
+        Binding("s", f"zoom({1 / ZOOM_STEP})", "Zoom out"),
+        Binding("W,shift+w", f"zoom({BIG_ZOOM_STEP})", "Zoom in more", show=False),
+        Binding("S,shift+s", f"zoom({1 / BIG_ZOOM_STEP})", "Zoom out more", show=False),
+        Binding("a", f"pan({-PAN_STEP})", "Pan left"),
+        Binding("d", f"pan({PAN_STEP})", "Pan right"),
+        Binding("A,shift+a", f"pan({-BIG_PAN_STEP})", "Pan left more", show=False),
+        Binding("D,shift+d", f"pan({BIG_PAN_STEP})", "Pan right more", show=False),
+        Binding("left", "step(-1)", "Previous event", show=False),
+        Binding("right", "step(1)", "Next event", show=False),
+        Binding("up", "row(-1)", "Row up", show=False),
+        Binding("down", "row(1)", "Row down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("shift+left", "extend(-1)", "Widen range left", show=False),
+        Binding("shift+right", "extend(1)", "Widen range right", show=False),
+        Binding("enter", "choose", "Select / open op"),
+        Binding("f", "fit", "Fit selection"),
+        Binding("0", "reset", "Whole trace"),
+        Binding("m", "mark", "Mark range"),
+        Binding("n", "match(1)", "Next match", show=False),
+        Binding("N,shift+n", "match(-1)", "Previous match", show=False),
+        Binding("c", "collapse", "Collapse group", show=False),
+        Binding("escape", "clear_range", "Clear range", show=False),
+    ]
+
+    class CursorMoved(Message):
+        """The cursor is on another event (`event` is None on a row without one)."""
+
+        def __init__(self, track: int, event: int | None):
+            super().__init__()
+            self.track, self.event = track, event
+
+    class Chosen(Message):
+        """Enter or a click on an event."""
+
+        def __init__(self, track: int, event: int):
+            super().__init__()
+            self.track, self.event = track, event
+
+    class RangeMarked(Message):
+        """The marked time range changed (None: cleared)."""
+
+        def __init__(self, time_range: tuple[int, int] | None):
+            super().__init__()
+            self.time_range = time_range
+
+    def __init__(self, *, id: str | None = None):
+        super().__init__(id=id)
+        self.trace: Trace | None = None
+        self.window = Window(0.0, 1.0, 1, (0, 1))
+        self.rows: list[Row] = []
+        self.collapsed: set[str] = set()
+        self.cursor_row = 0
+        self.cursor_event: int | None = None
+        self.cursor_ns = 0.0
+        self.marked: tuple[float, float] | None = None
+        self._range_anchor = 0.0
+        self.matches: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int32), np.zeros(0, np.intp))
+        self.op_names: frozenset[str] = frozenset()
+        self._colour = np.zeros(0, np.int8)
+        self._steps: tuple[LaneIndex, list[str]] | None = None
+        self.lanes: TraceLanes | None = None  # every track's rows merged, once all are decoded
+        self._painter = Painter("#000000")
+        self._lines: dict[int, Strip] = {}
+        self._header_lines: list[Strip] | None = None
+        self._size = Size(0, 0)  # cached: Widget.size costs a region lookup per call
+        self.label_width = LABEL_WIDTH
+        self._blank_style = Style()
+        self._blank = Strip.blank(0, self._blank_style)
+        self._drag_from: float | None = None
+        self._dragged = False
+
+    # -- data ---------------------------------------------------------------------------------
+    def set_trace(self, trace: Trace | None, op_names: frozenset[str] = frozenset()) -> None:
+        """Show a (possibly still decoding) trace from the top, zoomed out."""
+        self.trace = trace
+        self.op_names = op_names
+        self._colour = np.zeros(0, np.int8)
+        self._steps, self.lanes = None, None
+        self.cursor_row, self.cursor_event, self.marked = 0, None, None
+        self.matches = (np.zeros(0, np.int32), np.zeros(0, np.intp))
+        if trace is not None:
+            self.window = Window.whole(trace.span, self.cells)
+            self.cursor_ns = (self.window.t0 + self.window.t1) / 2
+        self.refresh_rows()
+
+    def set_op_names(self, names: frozenset[str]) -> None:
+        """Names to colour as XLA ops (by category) rather than as host activity."""
+        self.op_names, self._colour = names, np.zeros(0, np.int8)
+        self._redraw()
+
+    def refresh_rows(self, lanes: TraceLanes | None = None) -> None:
+        """Lay the rows out again: tracks decoded since (all of them once `lanes`, the
+        trace's merged rows, is given), a group collapsed or expanded."""
+        self.lanes = lanes or self.lanes
+        keep = self.rows[self.cursor_row] if 0 <= self.cursor_row < len(self.rows) else None
+        self.rows = self._layout()
+        if keep is not None and keep in self.rows:
+            self.cursor_row = self.rows.index(keep)
+        self.cursor_row = min(self.cursor_row, max(len(self.rows) - 1, 0))
+        if self.lanes is not None and self._steps is None:
+            steps = self.trace.steps
+            starts = np.array([s for s, _, _ in steps], np.int64)
+            ends = np.maximum(np.array([e for _, e, _ in steps], np.int64), starts)
+            self._steps = (lane_index(starts, ends, np.zeros(len(steps), np.int16)), [name for _, _, name in steps])
+        self.virtual_size = Size(self._size.width, len(self.rows) + self.header_height)
+        self._redraw()
+
+    def _layout(self) -> list[Row]:
+        trace = self.trace
+        if trace is None:
+            return []
+        counters = trace.counters if self.lanes is not None else []
+        groups = list(dict.fromkeys([t.group for t in trace.tracks] + [c.group for c in counters]))
+        rows = []
+        for group in groups:
+            rows.append(Row("group", group, -1))
+            if group in self.collapsed:
+                continue
+            for k, track in enumerate(trace.tracks):
+                if track.group == group:
+                    lanes = track.lanes if track.decoded else 1
+                    rows += [Row("track", group, k, lane) for lane in range(max(lanes, 1))]
+            rows += [Row("counter", group, k) for k, c in enumerate(counters) if c.group == group]
+        return rows
+
+    @property
+    def header_height(self) -> int:
+        return 2 if self._steps is not None and len(self._steps[1]) else 1
+
+    @property
+    def cells(self) -> int:
+        """Character cells of the time axis (a column is kept for the scrollbar)."""
+        return max(self._size.width - 1 - self.label_width, 1)
+
+    @property
+    def cursor(self) -> tuple[int, int | None] | None:
+        """(track index, event index or None) under the cursor; None on a group or counter row."""
+        row = self._row(self.cursor_row)
+        if row is None or row.kind != "track":
+            return None
+        return row.index, self.cursor_event
+
+    def _row(self, index: int) -> Row | None:
+        return self.rows[index] if 0 <= index < len(self.rows) else None
+
+    def _track(self, row: Row) -> Track:
+        return self.trace.tracks[row.index]
+
+    # -- view changes -------------------------------------------------------------------------
+    def set_window(self, window: Window) -> None:
+        if window != self.window:
+            self.window = window
+            self._redraw()
+
+    def _redraw(self) -> None:
+        self._lines.clear()
+        self._header_lines = None
+        self.refresh()
+
+    def _repaint_rows(self, *rows: int) -> None:
+        top = int(self.scroll_offset.y)
+        for row in rows:
+            self._lines.pop(row, None)
+            self.refresh(Region(0, self.header_height + row - top, self._size.width, 1))
+        self._header_lines = None
+        self.refresh(Region(0, 0, self._size.width, self.header_height))
+
+    def on_resize(self) -> None:
+        self._size = self.size
+        self.label_width = min(LABEL_WIDTH, max(12, self._size.width // 5))
+        self._blank_style = self.rich_style
+        self._blank = Strip.blank(self._size.width, self._blank_style)
+        if self.trace is not None:
+            self.window = self.window.resized(self.cells)
+        self.virtual_size = Size(self._size.width, len(self.rows) + self.header_height)
+        self._painter = Painter(self.background_colors[1].hex)
+        self._redraw()
+
+    def show_event(self, track_index: int, event: int) -> None:
+        """Put the cursor on an event: expand its group, scroll to its row, pan to show it."""
+        track = self.trace.tracks[track_index]
+        if track.group in self.collapsed:
+            self.collapsed.discard(track.group)
+            self.refresh_rows()
+        row = Row("track", track.group, track_index, int(track.depth[event]))
+        if row not in self.rows:
+            return
+        self._move_cursor(self.rows.index(row), event)
+        self.set_window(self.window.reveal(*track.event_span(event)))
+
+    def _move_cursor(self, row: int, event: int | None) -> None:
+        old = self.cursor_row
+        self.cursor_row, self.cursor_event = row, event
+        target = self._row(row)
+        if event is not None and target is not None and target.kind == "track":
+            track = self._track(target)
+            self.cursor_ns = sum(track.event_span(event)) / 2
+        self._scroll_to_row(row)
+        self._repaint_rows(old, row)
+        self.post_message(self.CursorMoved(target.index if target else -1, event))
+
+    def _scroll_to_row(self, row: int) -> None:
+        top, height = int(self.scroll_offset.y), max(self._size.height - self.header_height, 1)
+        if row < top:
+            self.scroll_to(y=row, animate=False, immediate=True)
+        elif row >= top + height:
+            self.scroll_to(y=row - height + 1, animate=False, immediate=True)
+
+    def _zoom_centre(self) -> float:
+        cursor = self.cursor
+        if cursor is not None and cursor[1] is not None:
+            track = self.trace.tracks[cursor[0]]
+            start, end = track.event_span(cursor[1])
+            if start < self.window.t1 and end >= self.window.t0:
+                return min(max((start + end) / 2, self.window.t0), self.window.t1)
+        if self.window.contains(self.cursor_ns):
+            return self.cursor_ns
+        return (self.window.t0 + self.window.t1) / 2
+
+    # -- actions ------------------------------------------------------------------------------
+    def action_zoom(self, factor: float) -> None:
+        if self.trace is not None:
+            self.set_window(self.window.zoom(factor, self._zoom_centre()))
+
+    def action_pan(self, fraction: float) -> None:
+        if self.trace is not None:
+            self.set_window(self.window.pan(fraction))
+
+    def action_reset(self) -> None:
+        if self.trace is not None:
+            self.set_window(Window.whole(self.trace.span, self.cells))
+
+    def action_step(self, direction: int) -> None:
+        """The previous/next event on the cursor's row (from the cursor time if none yet)."""
+        row = self._row(self.cursor_row)
+        if row is None or row.kind != "track" or not self._track(row).decoded:
+            self.action_pan(direction * PAN_STEP / 2)
+            return
+        track = self._track(row)
+        start, end, index = track.lane(row.lane)
+        if not len(index):
+            return
+        if self.cursor_event is not None and int(track.depth[self.cursor_event]) == row.lane:
+            lanes = track.lane_index()
+            k = position(lanes, row.lane, int(track.start_ns[self.cursor_event]), self.cursor_event)
+            k += direction - int(lanes.offsets[row.lane])
+        elif direction > 0:
+            k = int(np.searchsorted(start, self.cursor_ns, side="left"))
+        else:
+            k = int(np.searchsorted(end, self.cursor_ns, side="right")) - 1
+        k = min(max(k, 0), len(index) - 1)
+        self._move_cursor(self.cursor_row, int(index[k]))
+        self.set_window(self.window.reveal(int(start[k]), int(end[k])))
+
+    def action_row(self, direction: int) -> None:
+        target = min(max(self.cursor_row + direction, 0), len(self.rows) - 1)
+        if target != self.cursor_row or not self.rows:
+            self._move_cursor(target, self._event_near(target, self.cursor_ns))
+
+    def action_page(self, direction: int) -> None:
+        self.action_row(direction * max(self._size.height - self.header_height - 1, 1))
+
+    def _event_near(self, row_index: int, t: float) -> int | None:
+        """The event of a row covering time `t`, else the visible one starting nearest to it."""
+        row = self._row(row_index)
+        if row is None or row.kind != "track" or not self._track(row).decoded:
+            return None
+        start, end, index = self._track(row).lane(row.lane)
+        k = int(np.searchsorted(start, t, side="right")) - 1
+        if k >= 0 and t < end[k]:
+            return int(index[k])
+        candidates = [j for j in (k, k + 1) if 0 <= j < len(index) and start[j] < self.window.t1 and end[j] >= self.window.t0]
+        if not candidates:
+            return None
+        return int(index[min(candidates, key=lambda j: min(abs(start[j] - t), abs(end[j] - t)))])
+
+    def action_choose(self) -> None:
+        row = self._row(self.cursor_row)
+        if row is None:
+            return
+        if row.kind == "group":
+            self.action_collapse()
+        elif row.kind == "track" and self.cursor_event is not None:
+            self.post_message(self.Chosen(row.index, self.cursor_event))
+
+    def action_collapse(self) -> None:
+        row = self._row(self.cursor_row)
+        if row is None:
+            return
+        self.collapsed ^= {row.group}
+        self.cursor_row = self.rows.index(Row("group", row.group, -1))
+        self.cursor_event = None
+        self.refresh_rows()
+        self._scroll_to_row(self.cursor_row)
+
+    def action_fit(self) -> None:
+        cursor = self.cursor
+        if cursor is not None and cursor[1] is not None:
+            track = self.trace.tracks[cursor[0]]
+            self.set_window(self.window.fit(*track.event_span(cursor[1])))
+        elif self.marked is not None:
+            self.set_window(self.window.fit(*self.marked, margin=0.0))
+
+    def action_mark(self) -> None:
+        """Mark the cursor event's time range (again: unmark)."""
+        cursor = self.cursor
+        if cursor is None or cursor[1] is None:
+            return
+        track = self.trace.tracks[cursor[0]]
+        span = tuple(map(float, track.event_span(cursor[1])))
+        self.mark_range(None if self.marked == span else span)
+
+    def action_extend(self, direction: int) -> None:
+        """Widen (or narrow) the marked range from the cursor time by a step of the window."""
+        if self.trace is None:
+            return
+        if self.marked is None:
+            self._range_anchor = self._zoom_centre()
+            moving = self._range_anchor
+        else:
+            a, b = self.marked
+            moving = b if a == self._range_anchor else a
+        moving = min(max(moving + direction * RANGE_STEP * self.window.width, self.window.span[0]), self.window.span[1])
+        self.cursor_ns = moving
+        self.set_window(self.window.reveal(moving, moving))
+        self.mark_range(tuple(sorted((self._range_anchor, moving))))
+
+    def mark_range(self, time_range: tuple[float, float] | None) -> None:
+        if time_range is not None:
+            self._range_anchor = time_range[0] if self.marked is None else self._range_anchor
+        self.marked = time_range
+        self._header_lines = None
+        self.refresh(Region(0, 0, self._size.width, self.header_height))
+        as_ints = None if time_range is None else (int(time_range[0]), int(np.ceil(time_range[1])))
+        self.post_message(self.RangeMarked(as_ints))
+
+    def action_clear_range(self) -> None:
+        if self.marked is not None:
+            self.mark_range(None)
+
+    def set_matches(self, tracks: np.ndarray, found: np.ndarray) -> None:
+        """Search results (in time order), stepped through with N / Shift+N."""
+        self.matches = (tracks, found)
+
+    def match_index(self) -> int | None:
+        """Which match the cursor is on, if any."""
+        cursor = self.cursor
+        if cursor is None or cursor[1] is None:
+            return None
+        hits = np.flatnonzero((self.matches[0] == cursor[0]) & (self.matches[1] == cursor[1]))
+        return int(hits[0]) if len(hits) else None
+
+    def action_match(self, direction: int) -> None:
+        """Jump to the next/previous match in time from the cursor."""
+        tracks, found = self.matches
+        if not len(found):
+            return
+        current = self.match_index()
+        if current is not None:
+            k = (current + direction) % len(found)
+        else:
+            starts = np.array([self.trace.tracks[t].start_ns[i] for t, i in zip(tracks.tolist(), found.tolist())])
+            k = int(np.searchsorted(starts, self.cursor_ns, side="right" if direction > 0 else "left"))
+            k = k % len(found) if direction > 0 else (k - 1) % len(found)
+        self.show_event(int(tracks[k]), int(found[k]))
+
+    # -- mouse --------------------------------------------------------------------------------
+    def _time_at_x(self, x: int) -> float | None:
+        column = x - self.label_width
+        return None if column < 0 else self.window.time_at(column + 0.5)
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        self._drag_from, self._dragged = self._time_at_x(event.x), False
+        if self._drag_from is not None:
+            self.capture_mouse()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        if self._drag_from is None:
+            return
+        here = self._time_at_x(max(event.x, self.label_width))
+        if abs(here - self._drag_from) >= self.window.ns_per_cell:
+            self._dragged = True
+            self.marked = tuple(sorted((self._drag_from, here)))
+            self._header_lines = None
+            self.refresh(Region(0, 0, self._size.width, self.header_height))
+
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        self.release_mouse()
+        if self._dragged and self.marked is not None:
+            self._range_anchor = self.marked[0]
+            self.mark_range(self.marked)
+        self._drag_from = None
+
+    def on_click(self, event: events.Click) -> None:
+        if self._dragged:
+            self._dragged = False
+            return
+        self.focus()
+        if event.y < self.header_height or self.trace is None:
+            if (t := self._time_at_x(event.x)) is not None:
+                self.cursor_ns = t
+                self._repaint_rows()
+            return
+        index = int(self.scroll_offset.y) + event.y - self.header_height
+        row = self._row(index)
+        if row is None:
+            return
+        if row.kind == "group" and event.x < self.label_width:
+            self.cursor_row = index
+            self.action_collapse()
+            return
+        t = self._time_at_x(event.x)
+        if t is not None:
+            self.cursor_ns = t
+        event_index = self._event_at(row, event.x - self.label_width) if t is not None else None
+        self._move_cursor(index, event_index)
+        if event_index is not None:
+            self.post_message(self.Chosen(row.index, event_index))
+
+    def _event_at(self, row: Row, column: int) -> int | None:
+        """The event drawn in a cell (the dominant one when several share it)."""
+        if row.kind != "track" or not self._track(row).decoded:
+            return None
+        lanes = self._track(row).lane_index()
+        cells = bin_rows(lanes, np.array([row.lane]), self.window.time_at(column), self.window.ns_per_cell, 1)
+        k = int(cells.left[0, 0]) if cells.left[0, 0] >= 0 else int(cells.right[0, 0])
+        return int(lanes.order[k]) if k >= 0 else None
+
+    # -- painting -----------------------------------------------------------------------------
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The lines as painted, through the app's line filters only: this widget has no
+        border, padding or tint, so Textual's per-line styling pass (a new Strip per line
+        per frame) would change nothing but the cost."""
+        x1, x2 = crop.column_span
+        strips = [self.render_line(y).adjust_cell_length(x2, self._blank_style) for y in crop.line_range]
+        background = self.background_colors[1]
+        for line_filter in self.get_line_filters():
+            strips = [strip.apply_filter(line_filter, background) for strip in strips]
+        return [strip.crop(x1, x2) for strip in strips] if x1 else strips
+
+    def render_line(self, y: int) -> Strip:
+        if self.trace is None:
+            return self._blank
+        header = self.header_height
+        if y < header:
+            if self._header_lines is None:
+                self._header_lines = self._paint_header()
+            return self._header_lines[y]
+        index = int(self.scroll_offset.y) + y - header
+        if index >= len(self.rows):
+            return self._blank
+        if index not in self._lines:
+            self._paint_visible()
+        return self._lines[index]
+
+    def _paint_visible(self) -> None:
+        """Paint every visible row not painted yet; track rows all at once."""
+        top = int(self.scroll_offset.y)
+        wanted = [i for i in range(top, min(top + self._size.height, len(self.rows))) if i not in self._lines]
+        events = [i for i in wanted if self.rows[i].kind == "track" and self._track(self.rows[i]).decoded]
+        for index in wanted:
+            if index not in events:
+                self._lines[index] = self._paint_other(index)
+        merged = self.lanes
+        if merged is not None and events:
+            self._paint_events(events, merged.index, merged.name_id.__getitem__, merged.first_row, merged.first_slot)
+            return
+        for k in dict.fromkeys(self.rows[i].index for i in events):  # still decoding: track by track
+            track = self.trace.tracks[k]
+            lanes = track.lane_index()
+            rows = [i for i in events if self.rows[i].index == k]
+            first = np.zeros(k + 1, np.int64)
+            self._paint_events(rows, lanes, lambda slot, t=track, o=lanes.order: t.name_id[o[slot]], first, first)
+
+    def _paint_events(self, indices: list[int], lanes: LaneIndex, name_id, first_row, first_slot) -> None:
+        """Bin and paint track rows: `indices` into self.rows, on an index whose rows of track
+        k start at first_row[k] and its events at first_slot[k]; `name_id` maps positions in
+        the index to name ids."""
+        window = self.window
+        rows = np.array([first_row[self.rows[i].index] + self.rows[i].lane for i in indices])
+        binned = bin_rows(lanes, rows, window.t0, window.ns_per_cell, self.cells)
+        cursor = np.full(len(indices), -1)
+        if self.cursor_row in indices and self.cursor_event is not None:
+            r = indices.index(self.cursor_row)
+            track_index = self.rows[self.cursor_row].index
+            track = self.trace.tracks[track_index]
+            if int(track.depth[self.cursor_event]) == self.rows[self.cursor_row].lane:
+                own = track.lane_index()
+                start = int(track.start_ns[self.cursor_event])
+                cursor[r] = first_slot[track_index] + position(own, self.rows[self.cursor_row].lane, start, self.cursor_event)
+                binned = _force_visible(binned, r, cursor[r], window.column(start))
+        colour, names = self._name_colours(), self.trace.names
+        painted = self._painter.events(binned, lambda k: colour[name_id(k)], lambda k: names[name_id(k)], cursor)
+        for index, segments in zip(indices, painted):
+            self._lines[index] = self._line(index, segments)
+
+    def _paint_other(self, index: int) -> Strip:
+        """A group's summary, a counter, or a track still decoding."""
+        row, window, painter, cells = self.rows[index], self.window, self._painter, self.cells
+        if row.kind == "group":
+            merged = self.lanes
+            fraction = np.zeros(cells)
+            if merged is not None:
+                tops = [merged.first_row[k] for k, t in enumerate(self.trace.tracks) if t.group == row.group and t.count]
+                fraction = busy_fraction(merged.index, np.array(tops, np.int64), window.t0, window.ns_per_cell, cells)
+            return self._line(index, painter.levels(fraction, SUMMARY))
+        if row.kind == "counter":
+            counter = self.trace.counters[row.index]
+            values = sampled_values(counter.time_ns, counter.value, window.t0, window.ns_per_cell, cells)
+            top = float(np.nanmax(counter.value)) if len(counter.value) else 0.0
+            return self._line(index, painter.levels(values / top if top > 0 else values * 0, COUNTER))
+        return self._line(index, [Segment(fit("  decoding…", cells), painter.style(key(SUMMARY, EMPTY)))])
+
+    def _line(self, index: int, segments: list[Segment]) -> Strip:
+        """A row's label, then its cells."""
+        row = self.rows[index]
+        if row.kind == "group":
+            text = f"{'▸' if row.group in self.collapsed else '▾'} {row.group}"
+        elif row.kind == "counter":
+            text = f"  {self.trace.counters[row.index].name}"
+        else:
+            text = f"  {self.trace.tracks[row.index].name}" if row.lane == 0 else ""
+        style = _LABEL_STYLES[(index == self.cursor_row, row.kind == "group")]
+        return Strip([Segment(fit(text, self.label_width - 1) + "│", style), *segments], self.label_width + self.cells)
+
+    def _name_colours(self) -> np.ndarray:
+        """Colour of each name id (extended as decoding adds names)."""
+        names = self.trace.names
+        have = len(self._colour)
+        if have < len(names):
+            more = [name_colour(name, name in self.op_names) for name in names[have : len(names)]]
+            self._colour = np.concatenate([self._colour, np.array(more, np.int8)])
+        return self._colour
+
+    def _paint_header(self) -> list[Strip]:
+        window, painter, cells = self.window, self._painter, self.cells
+        chars = [" "] * cells
+        keys = np.full(cells, key(SUMMARY, EMPTY))
+        marks = ticks(window, self.trace.span[0])
+        for k, (column, text) in enumerate(marks):
+            room = (marks[k + 1][0] if k + 1 < len(marks) else cells) - column - 1
+            chars[column] = "╵"
+            label = text[:room] if len(text) <= room else ""
+            chars[column + 1 : column + 1 + len(label)] = label
+        if self.marked is not None:
+            a, b = (min(max(window.column(t), 0), cells) for t in self.marked)
+            keys[a : max(b, a + 1)] = key(TEXT, MARK)
+        cursor = window.column(self._zoom_centre())  # where W/S zoom about
+        if 0 <= cursor < cells:
+            chars[cursor] = "▼" if chars[cursor] == " " else chars[cursor]
+            keys[cursor] = key(TEXT, CURSOR)
+        label = Segment(fit(f" {format_ns(window.width)}", self.label_width - 1) + "│", _LABEL_STYLES[(False, True)])
+        lines = [Strip([label, *painter.segments(chars, keys[None, :])[0]], self.label_width + cells)]
+        if self.header_height == 2:
+            steps, names = self._steps
+            binned = bin_rows(steps, np.zeros(1, np.int64), window.t0, window.ns_per_cell, cells)
+            segments = painter.events(binned, lambda k: np.where(k % 2, STEP_B, STEP_A), lambda k: names[k])[0]
+            label = Segment(fit(" Steps", self.label_width - 1) + "│", _LABEL_STYLES[(False, True)])
+            lines.append(Strip([label, *segments], self.label_width + cells))
+        return lines
+
+
+# (on the cursor row, a group row) -> label style
+_LABEL_STYLES = {
+    (False, False): Style(dim=True),
+    (False, True): Style(bold=True),
+    (True, False): Style(reverse=True),
+    (True, True): Style(reverse=True, bold=True),
+}
+
+
+def _force_visible(cells: Cells, row: int, k: int, column: int) -> Cells:
+    """Draw event `k` in its start cell on `row` if the binning gave its cells to others."""
+    if (cells.left[row] == k).any() or (cells.right[row] == k).any() or not 0 <= column < cells.left.shape[1]:
+        return cells
+    left, right, split, shade = (a.copy() for a in cells)
+    left[row, column] = right[row, column] = k
+    split[row, column], shade[row, column] = SUB, 0
+    return Cells(left, right, split, shade)

@@ -1,0 +1,184 @@
+"""The timeline's lower panel, one widget: an info line, then the event under the cursor
+(name, times, stats) or a table of per-name time (a marked range's aggregate, or the trace's
+top XLA ops) with its own cursor.
+
+One Line-API widget rather than a switcher of Statics and DataTables: a range can hold
+thousands of names, and every widget on the screen adds to the cost of each keypress.
+"""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tui.model.timescale import format_ns
+from tui.model.trace import NameStats
+from tui.widgets.timeline_paint import fit
+
+KEY_WIDTH = 12
+_NUMBERS = ("count", "total", "self", "mean", "min", "max")
+_NUMBER_WIDTH = 11
+_PLAIN, _BOLD, _DIM, _HEADER = Style(), Style(bold=True), Style(dim=True), Style(bold=True, underline=True)
+
+
+class TracePanel(ScrollView, can_focus=True):
+    DEFAULT_CSS = """
+    TracePanel { height: 30%; min-height: 6; max-height: 14; border-top: solid $panel-lighten-1; scrollbar-size-vertical: 1; }
+    TracePanel:focus { border-top: solid $accent; }
+    """
+    BINDINGS = [
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("pageup", "move(-10)", "Page up", show=False),
+        Binding("pagedown", "move(10)", "Page down", show=False),
+        Binding("enter", "choose", "Show this name's events", show=False),
+    ]
+
+    class NameChosen(Message):
+        """Enter on a table row."""
+
+        def __init__(self, name: str):
+            super().__init__()
+            self.name = name
+
+    def __init__(self, *, id: str | None = None):
+        super().__init__(id=id)
+        self.info = Text()
+        self.title = Text()
+        self.details: list[tuple[str, Text]] = []
+        self.rows: list[NameStats] | None = None  # a table is shown when not None
+        self.total: int | None = None  # with a table of ops: their total time (for a % column)
+        self.cursor = 0
+        self._info_line: Strip | None = None
+        self._lines: dict[int, Strip] = {}
+        self._details: list[Strip] | None = None
+        self._size = Size(0, 0)  # cached: Widget.size costs a region lookup per call
+        self._blank = Strip.blank(0, _PLAIN)
+
+    # -- content --------------------------------------------------------------------------------
+    def show_info(self, info: Text) -> None:
+        self.info = info
+        self._info_line = None
+        self.refresh(Region(0, 0, self._size.width, 1))
+
+    def show_details(self, details: list[tuple[str, Text | str]]) -> None:
+        self.details = [(key, value if isinstance(value, Text) else Text(value)) for key, value in details]
+        self.rows = None
+        self._changed()
+
+    def show_table(self, title: Text, rows: list[NameStats], total: int | None = None) -> None:
+        self.title, self.rows, self.total, self.cursor = title, rows, total, 0
+        self._changed()
+
+    @property
+    def showing_table(self) -> bool:
+        return self.rows is not None
+
+    def _changed(self) -> None:
+        self._lines.clear()
+        self._details = None
+        self.scroll_to(y=0, animate=False, immediate=True)
+        self.virtual_size = Size(self._size.width, 1 + self._body_height())
+        self.refresh()
+
+    def on_resize(self) -> None:
+        self._size = self.size
+        self._blank = Strip.blank(self._size.width, self.rich_style)
+        self._info_line = None
+        self._changed()
+
+    # -- keys -----------------------------------------------------------------------------------
+    def action_move(self, delta: int) -> None:
+        if not self.rows:
+            self.scroll_to(y=self.scroll_offset.y + delta, animate=False)
+            return
+        old, self.cursor = self.cursor, min(max(self.cursor + delta, 0), len(self.rows) - 1)
+        line = self.cursor + 2  # body line of the row: after the title and the column header
+        top, height = int(self.scroll_offset.y), self._size.height - 1
+        if line < top + 2:
+            self.scroll_to(y=max(line - 2, 0), animate=False, immediate=True)
+        elif line >= top + height:
+            self.scroll_to(y=line - height + 1, animate=False, immediate=True)
+        self._lines.pop(old + 2, None)
+        self._lines.pop(line, None)
+        self.refresh()
+
+    def action_choose(self) -> None:
+        if self.rows:
+            self.post_message(self.NameChosen(self.rows[self.cursor].name))
+
+    def on_focus(self) -> None:
+        self._lines.clear()
+        self.refresh()
+
+    on_blur = on_focus
+
+    # -- painting -------------------------------------------------------------------------------
+    @property
+    def _width(self) -> int:
+        return max(self._size.width - 1, 1)  # a column is kept for the scrollbar
+
+    def _body_height(self) -> int:
+        if self.rows is not None:
+            return 2 + max(len(self.rows), 1)
+        return len(self._detail_lines())
+
+    def _detail_lines(self) -> list[Strip]:
+        """The details, each value wrapped under its key."""
+        if self._details is None:
+            console, width = self.app.console, self._width
+            lines = []
+            for key, value in self.details:
+                for k, part in enumerate(value.wrap(console, max(width - KEY_WIDTH - 1, 8))):
+                    head = Segment((key if k == 0 else "").ljust(KEY_WIDTH)[:KEY_WIDTH] + " ", _BOLD)
+                    lines.append(Strip([head, *_segments(part, console)]).crop_pad(width, 0, 0, Style()))
+            self._details = lines
+        return self._details
+
+    def _table_line(self, index: int) -> Strip:
+        """Line `index` of the table: its title, the column header, then one row per name."""
+        width = self._width
+        columns = list(_NUMBERS) + (["% ops"] if self.total else [])
+        name_width = max(width - len(columns) * _NUMBER_WIDTH - 1, 12)
+        if index == 0:
+            return Strip([Segment(fit(self.title.plain, width), _BOLD)])
+        if index == 1:
+            return Strip([Segment(fit(" " + "name".ljust(name_width) + "".join(c.rjust(_NUMBER_WIDTH) for c in columns), width), _HEADER)])
+        if not self.rows:
+            return Strip([Segment(fit(" nothing to list", width), _DIM)])
+        k = index - 2
+        row = self.rows[k]
+        cells = [f"{row.count:,}", format_ns(row.total_ns), format_ns(row.self_ns), format_ns(row.mean_ns),
+                 format_ns(row.min_ns), format_ns(row.max_ns)]
+        if self.total:
+            cells.append(f"{100 * row.total_ns / self.total:.1f}")
+        text = " " + fit(row.name, name_width) + "".join(c.rjust(_NUMBER_WIDTH) for c in cells)
+        style = Style()
+        if k == self.cursor:
+            style = Style(reverse=True) if self.has_focus else Style(bgcolor="#303030")
+        return Strip([Segment(fit(text, width), style)])
+
+    def render_line(self, y: int) -> Strip:
+        if y == 0:
+            if self._info_line is None:
+                self._info_line = Strip(_segments(self.info, self.app.console)).crop_pad(self._size.width, 0, 0, _PLAIN)
+            return self._info_line
+        index = int(self.scroll_offset.y) + y - 1
+        if index >= self._body_height():
+            return self._blank
+        strip = self._lines.get(index)
+        if strip is None:
+            strip = self._table_line(index) if self.rows is not None else self._detail_lines()[index]
+            self._lines[index] = strip
+        return strip
+
+
+def _segments(text: Text, console) -> list[Segment]:
+    """A Text's segments, each with a style (Textual's filters expect one)."""
+    return [Segment(part, style or _PLAIN) for part, style, _ in text.render(console)]
