@@ -137,7 +137,7 @@ async def test_enter_selects_an_op_and_enter_again_opens_its_instruction():
         assert selection.event == (int(tracks[0]), int(found[0]))
         assert selection.instruction == name and selection.module == app.workspace.main.label
         panel = app.screen.panel
-        shown = dict((key, value.plain) for key, value in panel.details)
+        shown = {key: value for key, value, _ in panel.details}
         assert shown["hlo_op"] == name and shown["hlo_module"] == "jit_train_step"
         assert name in shown["instruction"]
         await pilot.press("enter")
@@ -326,3 +326,30 @@ def test_timeline_zoomed_range_small(snap_compare):
         await settle(pilot)
 
     assert snap_compare(XlaTuiApp(FIXTURES / "transformer"), terminal_size=(80, 24), run_before=run_before)
+
+
+async def test_steps_counters_and_devices_of_a_gpu_profile(corpus):
+    """A TensorFlow GPU profile: XProf's Steps line is marked under the ruler, allocator
+    stats are drawn as counter rows, and the device's peak bandwidth is listed."""
+    app = XlaTuiApp(corpus / "traces" / "xprof_demo_tf_gpu_multiworker_2020.xplane.pb")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        assert view.header_height == 2 and trace.steps
+        assert "Steps" in screen_text(app).splitlines()[2]
+        counters = [row for row in view.rows if row.kind == "counter"]
+        assert len(counters) == len(trace.counters) > 0
+        await pilot.press("escape")
+        facts = {key: value for key, value, _ in app.screen.panel.details}
+        assert "898 GB/s" in facts["device"]
+
+
+async def test_lost_data_is_said_on_screen(tmp_path):
+    from model.test_trace import EDGE_SPACE, xspace_file  # a hand-made XSpace: dropped events, cut steps
+
+    app = XlaTuiApp(xspace_file(tmp_path, EDGE_SPACE))
+    async with app.run_test(size=SIZE) as pilot:
+        await open_timeline(pilot)
+        text = screen_text(app)
+        assert "the profiler lost data: 4 warning(s)" in text
+        assert "1234 events dropped" in text and "cut off at the trace start" in text

@@ -70,6 +70,14 @@ class NameTable:
     def id_of(self, name: str) -> int | None:
         return self._ids.get(name)
 
+    def first_uses(self, name_id: np.ndarray, since: int) -> np.ndarray:
+        """Positions (ascending) of the first event of each name with id >= `since` (the
+        names a column added): where loaders look for names that mark steps."""
+        fresh = np.flatnonzero(name_id >= since)
+        first = np.full(len(self.names) - since, len(name_id))
+        np.minimum.at(first, name_id[fresh] - since, fresh)
+        return np.sort(first[first < len(name_id)])
+
     def matching(self, text: str) -> np.ndarray:
         """A mask over name ids: names containing `text`, case-insensitive."""
         needle = text.lower()

@@ -305,9 +305,7 @@ def _tracks(host: _Host, table: NameTable, lock) -> tuple[list[Track], Callable[
 
 def _note_steps(complete: list[_Event], name_id: np.ndarray, known: int, table: NameTable) -> None:
     """Names new to the table whose first event's args hold `step_num` mark steps."""
-    fresh = np.flatnonzero(name_id >= known)
-    _, first = np.unique(name_id[fresh], return_index=True)
-    for k in fresh[first].tolist():
+    for k in table.first_uses(name_id, known).tolist():
         if b'"step_num"' in bytes(complete[k].args):
             table.step_ids.add(int(name_id[k]))
 

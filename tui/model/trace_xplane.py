@@ -177,12 +177,8 @@ def _decode_line(data, line, group: str, shift: int, table: NameTable, memory: _
 def _note_steps(line, name_id: np.ndarray, known: int, table: NameTable) -> None:
     """Names new to the table whose first event carries a `step_num` stat mark steps
     (`StepTraceAnnotation`). Only one event per new name is read again."""
-    fresh = np.flatnonzero(name_id >= known)
-    if not len(fresh):
-        return
-    _, first = np.unique(name_id[fresh], return_index=True)
     events, previous = iter(line.events), -1
-    for k in np.sort(fresh[first]).tolist():
+    for k in table.first_uses(name_id, known).tolist():
         event = next(islice(events, k - previous - 1, None))
         previous = k
         if any(key == "step_num" for key, _ in event.stats):

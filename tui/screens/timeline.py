@@ -10,6 +10,7 @@ search box exists only while open): Textual's cost per keypress grows with their
 from __future__ import annotations
 
 import numpy as np
+from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -27,6 +28,7 @@ from tui.widgets.key_bar import KeyBar
 from tui.widgets.timeline import TimelineView
 from tui.widgets.trace_panel import TracePanel
 
+BOLD, ITALIC, WARNING = Style(bold=True), Style(italic=True), Style(bold=True, color="red")
 NO_PROFILE = "No profile loaded: open an .xplane.pb, a trace JSON or a logdir (alone or beside a dump)."
 
 
@@ -169,17 +171,17 @@ class TimelineScreen(WorkspaceScreen):
         track = trace.tracks[track_index]
         start, dur = int(track.start_ns[event]), int(track.dur_ns[event])
         details = [
-            ("event", track.event_name(event)),
-            ("track", f"{track.group} / {track.name} (row {int(track.depth[event])})"),
-            ("start", f"{format_ns(start - trace.span[0], 6)} from the trace start"),
-            ("duration", f"{format_ns(dur, 6)} (self {format_ns(int(track.self_ns[event]), 6)})"),
+            ("event", track.event_name(event), BOLD),
+            ("track", f"{track.group} / {track.name} (row {int(track.depth[event])})", None),
+            ("start", f"{format_ns(start - trace.span[0], 6)} from the trace start", None),
+            ("duration", f"{format_ns(dur, 6)} (self {format_ns(int(track.self_ns[event]), 6)})", None),
         ]
         if link is not None:
-            details.append(("instruction", Text(f"{link[1]} in {link[0]} (Enter again: open it)", style="bold")))
+            details.append(("instruction", f"{link[1]} in {link[0]} (Enter again: open it)", BOLD))
         if args is None:
-            details.append(("stats", Text("Enter: select the event, read its stats and find its instruction", style="italic")))
+            details.append(("stats", "Enter: select the event, read its stats and find its instruction", ITALIC))
         else:
-            details += [(key, str(value)) for key, value in args.items()]
+            details += [(key, str(value), None) for key, value in args.items()]
         self.panel.show_details(details)
 
     def _show_trace_facts(self) -> None:
@@ -189,17 +191,17 @@ class TimelineScreen(WorkspaceScreen):
             self.panel.show_details([])
             return
         lo, hi = trace.span
-        details = [("profile", trace.path)]
+        details = [("profile", trace.path, None)]
         if trace.runs:
-            details.append(("run", f"{trace.run} (of {len(trace.runs)}: {', '.join(trace.runs[:5])})"))
-        details.append(("events", f"{trace.event_count:,} on {len(trace.tracks)} tracks over {format_ns(hi - lo, 6)}"))
+            details.append(("run", f"{trace.run} (of {len(trace.runs)}: {', '.join(trace.runs[:5])})", None))
+        details.append(("events", f"{trace.event_count:,} on {len(trace.tracks)} tracks over {format_ns(hi - lo, 6)}", None))
         for name, device in trace.devices.items():
             peaks = [f"{device.peak_teraflops_per_second} TFLOP/s" if device.peak_teraflops_per_second else "",
                      f"{device.peak_hbm_bw_gigabytes_per_second:.0f} GB/s" if device.peak_hbm_bw_gigabytes_per_second else ""]
-            details.append(("device", f"{name} {device.device_type or ''} {' '.join(p for p in peaks if p)}".strip()))
-        details += [("lost data", Text(warning, style="bold red")) for warning in trace.warnings]
+            details.append(("device", f"{name} {device.device_type or ''} {' '.join(p for p in peaks if p)}".strip(), None))
+        details += [("lost data", warning, WARNING) for warning in trace.warnings]
         if not trace.warnings:
-            details.append(("lost data", "none reported by the profiler"))
+            details.append(("lost data", "none reported by the profiler", None))
         self.panel.show_details(details)
 
     # -- the info line --------------------------------------------------------------------------
@@ -270,8 +272,8 @@ class TimelineScreen(WorkspaceScreen):
 
     def _range_ready(self, t0: int, t1: int, rows: list[NameStats]) -> None:
         origin = self.trace.span[0]
-        title = Text(f" Range {format_ns(t0 - origin, 6)} to {format_ns(t1 - origin, 6)} ({format_ns(t1 - t0, 6)}): "
-                     f"{sum(row.count for row in rows):,} events of {len(rows):,} names, largest total first")
+        title = (f" Range {format_ns(t0 - origin, 6)} to {format_ns(t1 - origin, 6)} ({format_ns(t1 - t0, 6)}): "
+                 f"{sum(row.count for row in rows):,} events of {len(rows):,} names, largest total first")
         self.panel.show_table(title, rows)
 
     def action_top_ops(self) -> None:
@@ -293,8 +295,8 @@ class TimelineScreen(WorkspaceScreen):
     def _ops_ready(self, rows: list[NameStats]) -> None:
         self._ops = rows
         total = sum(row.total_ns for row in rows)
-        title = Text(f" Top XLA ops over the whole trace: {len(rows):,} ops, {format_ns(total, 6)} in all"
-                     if rows else " No XLA op events recognised (load the program's HLO beside the profile)")
+        title = (f" Top XLA ops over the whole trace: {len(rows):,} ops, {format_ns(total, 6)} in all"
+                 if rows else " No XLA op events recognised (load the program's HLO beside the profile)")
         self.panel.show_table(title, rows, total)
 
     def on_trace_panel_name_chosen(self, message: TracePanel.NameChosen) -> None:

@@ -5,10 +5,11 @@ arrows move between events and rows, Enter or a click selects, F fits the select
 the whole trace, M marks the cursor event's time range (Shift+arrows or a mouse drag mark any
 range), N/Shift+N step through search matches.
 
-Rendered with the Line API. A frame bins each visible row's events into cells (see
-`tui.model.trace_bins`: searchsorted at fixed probes, never a pass over the events in view), so
-its cost depends on the screen's size, not the trace's. Painted rows are cached until the view
-changes; moving the cursor repaints only the rows it leaves and enters.
+Rendered with the Line API. A frame bins every visible row's events into cells with one call
+(`tui.model.trace_bins`: a searchsorted per cell edge on the trace's merged row index, never a
+pass over the events in view), so its cost depends on the screen's size, not the trace's.
+Painted rows are cached until the view changes; moving the cursor repaints only the rows it
+leaves and enters.
 """
 
 from __future__ import annotations
@@ -498,13 +499,18 @@ class TimelineView(ScrollView, can_focus=True):
         border, padding or tint, so Textual's per-line styling pass (a new Strip per line
         per frame) would change nothing but the cost."""
         x1, x2 = crop.column_span
-        strips = [self.render_line(y).adjust_cell_length(x2, self._blank_style) for y in crop.line_range]
+        top = int(self.scroll_offset.y)
+        strips = [self._line_at(y, top).adjust_cell_length(x2, self._blank_style) for y in crop.line_range]
         background = self.background_colors[1]
         for line_filter in self.get_line_filters():
             strips = [strip.apply_filter(line_filter, background) for strip in strips]
         return [strip.crop(x1, x2) for strip in strips] if x1 else strips
 
     def render_line(self, y: int) -> Strip:
+        return self._line_at(y, int(self.scroll_offset.y))
+
+    def _line_at(self, y: int, top: int) -> Strip:
+        """Line y of the widget with the rows scrolled by `top`: the ruler (and steps) stay."""
         if self.trace is None:
             return self._blank
         header = self.header_height
@@ -512,16 +518,15 @@ class TimelineView(ScrollView, can_focus=True):
             if self._header_lines is None:
                 self._header_lines = self._paint_header()
             return self._header_lines[y]
-        index = int(self.scroll_offset.y) + y - header
+        index = top + y - header
         if index >= len(self.rows):
             return self._blank
         if index not in self._lines:
-            self._paint_visible()
+            self._paint_visible(top)
         return self._lines[index]
 
-    def _paint_visible(self) -> None:
+    def _paint_visible(self, top: int) -> None:
         """Paint every visible row not painted yet; track rows all at once."""
-        top = int(self.scroll_offset.y)
         wanted = [i for i in range(top, min(top + self._size.height, len(self.rows))) if i not in self._lines]
         events = [i for i in wanted if self.rows[i].kind == "track" and self._track(self.rows[i]).decoded]
         for index in wanted:

@@ -50,8 +50,8 @@ class TracePanel(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
         self.info = Text()
-        self.title = Text()
-        self.details: list[tuple[str, Text]] = []
+        self.title = ""
+        self.details: list[tuple[str, str, Style | None]] = []
         self.rows: list[NameStats] | None = None  # a table is shown when not None
         self.total: int | None = None  # with a table of ops: their total time (for a % column)
         self.cursor = 0
@@ -67,12 +67,13 @@ class TracePanel(ScrollView, can_focus=True):
         self._info_line = None
         self.refresh(Region(0, 0, self._size.width, 1))
 
-    def show_details(self, details: list[tuple[str, Text | str]]) -> None:
-        self.details = [(key, value if isinstance(value, Text) else Text(value)) for key, value in details]
+    def show_details(self, details: list[tuple[str, str, Style | None]]) -> None:
+        """Key / value lines; a value is plain text, drawn in one style, wrapped to fit."""
+        self.details = details
         self.rows = None
         self._changed()
 
-    def show_table(self, title: Text, rows: list[NameStats], total: int | None = None) -> None:
+    def show_table(self, title: str, rows: list[NameStats], total: int | None = None) -> None:
         self.title, self.rows, self.total, self.cursor = title, rows, total, 0
         self._changed()
 
@@ -132,12 +133,14 @@ class TracePanel(ScrollView, can_focus=True):
     def _detail_lines(self) -> list[Strip]:
         """The details, each value wrapped under its key."""
         if self._details is None:
-            console, width = self.app.console, self._width
+            width = self._width
+            room = max(width - KEY_WIDTH - 1, 8)
             lines = []
-            for key, value in self.details:
-                for k, part in enumerate(value.wrap(console, max(width - KEY_WIDTH - 1, 8))):
-                    head = Segment((key if k == 0 else "").ljust(KEY_WIDTH)[:KEY_WIDTH] + " ", _BOLD)
-                    lines.append(Strip([head, *_segments(part, console)]).crop_pad(width, 0, 0, Style()))
+            for key, value, style in self.details:
+                text = value.replace("\n", " ")
+                for k, at in enumerate(range(0, max(len(text), 1), room)):
+                    head = Segment(fit(key if k == 0 else "", KEY_WIDTH) + " ", _BOLD)
+                    lines.append(Strip([head, Segment(fit(text[at : at + room], width - KEY_WIDTH - 1), style or _PLAIN)]))
             self._details = lines
         return self._details
 
@@ -147,7 +150,7 @@ class TracePanel(ScrollView, can_focus=True):
         columns = list(_NUMBERS) + (["% ops"] if self.total else [])
         name_width = max(width - len(columns) * _NUMBER_WIDTH - 1, 12)
         if index == 0:
-            return Strip([Segment(fit(self.title.plain, width), _BOLD)])
+            return Strip([Segment(fit(self.title, width), _BOLD)])
         if index == 1:
             return Strip([Segment(fit(" " + "name".ljust(name_width) + "".join(c.rjust(_NUMBER_WIDTH) for c in columns), width), _HEADER)])
         if not self.rows:
