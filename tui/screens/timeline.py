@@ -21,7 +21,7 @@ from textual.widgets import Input
 from tui.model.errors import InputError
 from tui.model.links import instruction_for_event, occurrences, op_names, top_ops
 from tui.model.timescale import format_ns
-from tui.model.trace import NameStats, Trace
+from tui.model.trace import NameStats, Trace, TraceLanes
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
 from tui.widgets.key_bar import KeyBar
@@ -85,15 +85,13 @@ class TimelineScreen(WorkspaceScreen):
     @work(thread=True, exclusive=True, group="timeline-decode")
     def _decode(self, trace: Trace) -> None:
         trace.decode_all(lambda done, total: self.app.call_from_thread(self._decoding, done, total))
-        lanes = trace.lanes()
-        trace.counters  # noqa: B018 (read now, off the UI thread)
-        self.app.call_from_thread(self._decoded, lanes)
+        self.app.call_from_thread(self._decoded, trace.lanes())
 
     def _decoding(self, done: int, total: int) -> None:
         self.view.refresh_rows()
         self.panel.show_info(Text(f" Decoding tracks: {done} of {total}", style="italic"))
 
-    def _decoded(self, lanes) -> None:
+    def _decoded(self, lanes: TraceLanes) -> None:
         self.view.refresh_rows(lanes)
         self.view.set_op_names(op_names(self.workspace))
         self._show_trace_facts()
@@ -107,7 +105,7 @@ class TimelineScreen(WorkspaceScreen):
             return
         if self._link is not None and self._link[2] == (new.module, new.instruction):
             return
-        if not all(track.decoded for track in self.trace.tracks):
+        if self.view.lanes is None:  # still decoding: jump once done
             self._pending_instruction = new.instruction
             return
         self._show_occurrences(new.instruction)
@@ -136,6 +134,7 @@ class TimelineScreen(WorkspaceScreen):
         if self._link is not None and self._link[:2] == chosen and self.app.selection.event == chosen:
             self._open_instruction()
             return
+        self.panel.show_info(Text(" Reading the event's stats…", style="italic"))
         self._read_event(message.track, message.event)
 
     def _open_instruction(self) -> None:
@@ -159,6 +158,7 @@ class TimelineScreen(WorkspaceScreen):
     def _event_read(self, track_index: int, event: int, args: dict, link) -> None:
         """The chosen event's stats and instruction are known: show them, and select it."""
         self._link = (track_index, event, link)
+        self.panel.show_info(self._cursor_line())
         if self.view.cursor == (track_index, event):
             self._show_event(track_index, event, args, link)
         changes = {"event": (track_index, event)}

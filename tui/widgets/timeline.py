@@ -30,6 +30,7 @@ from tui.model.timescale import Window, format_ns, ticks
 from tui.model.trace import Trace, TraceLanes, Track
 from tui.model.trace_bins import SUB, Cells, bin_rows, busy_fraction, sampled_values
 from tui.model.trace_lanes import LaneIndex, lane_index, position
+from tui.widgets.direct_lines import DirectLines
 from tui.widgets.timeline_paint import (
     COUNTER,
     CURSOR,
@@ -58,7 +59,7 @@ class Row(NamedTuple):
     lane: int = 0
 
 
-class TimelineView(ScrollView, can_focus=True):
+class TimelineView(DirectLines, ScrollView, can_focus=True):
     DEFAULT_CSS = """
     TimelineView { height: 1fr; scrollbar-size-vertical: 1; }
     """
@@ -131,8 +132,8 @@ class TimelineView(ScrollView, can_focus=True):
         self._header_lines: list[Strip] | None = None
         self._size = Size(0, 0)  # cached: Widget.size costs a region lookup per call
         self.label_width = LABEL_WIDTH
-        self._blank_style = Style()
-        self._blank = Strip.blank(0, self._blank_style)
+        self.blank_style = Style()
+        self._blank = Strip.blank(0, self.blank_style)
         self._drag_from: float | None = None
         self._dragged = False
 
@@ -235,8 +236,8 @@ class TimelineView(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self._size = self.size
         self.label_width = min(LABEL_WIDTH, max(12, self._size.width // 5))
-        self._blank_style = self.rich_style
-        self._blank = Strip.blank(self._size.width, self._blank_style)
+        self.blank_style = self.rich_style
+        self._blank = Strip.blank(self._size.width, self.blank_style)
         if self.trace is not None:
             self.window = self.window.resized(self.cells)
         self.virtual_size = Size(self._size.width, len(self.rows) + self.header_height)
@@ -494,22 +495,7 @@ class TimelineView(ScrollView, can_focus=True):
         return int(lanes.order[k]) if k >= 0 else None
 
     # -- painting -----------------------------------------------------------------------------
-    def render_lines(self, crop: Region) -> list[Strip]:
-        """The lines as painted, through the app's line filters only: this widget has no
-        border, padding or tint, so Textual's per-line styling pass (a new Strip per line
-        per frame) would change nothing but the cost."""
-        x1, x2 = crop.column_span
-        top = int(self.scroll_offset.y)
-        strips = [self._line_at(y, top).adjust_cell_length(x2, self._blank_style) for y in crop.line_range]
-        background = self.background_colors[1]
-        for line_filter in self.get_line_filters():
-            strips = [strip.apply_filter(line_filter, background) for strip in strips]
-        return [strip.crop(x1, x2) for strip in strips] if x1 else strips
-
-    def render_line(self, y: int) -> Strip:
-        return self._line_at(y, int(self.scroll_offset.y))
-
-    def _line_at(self, y: int, top: int) -> Strip:
+    def line_at(self, y: int, top: int) -> Strip:
         """Line y of the widget with the rows scrolled by `top`: the ruler (and steps) stay."""
         if self.trace is None:
             return self._blank
@@ -568,10 +554,10 @@ class TimelineView(ScrollView, can_focus=True):
     def _paint_other(self, index: int) -> Strip:
         """A group's summary, a counter, or a track still decoding."""
         row, window, painter, cells = self.rows[index], self.window, self._painter, self.cells
-        if row.kind == "group":
+        if row.kind == "group":  # collapsed: how busy its tracks are; expanded, they show it
             merged = self.lanes
             fraction = np.zeros(cells)
-            if merged is not None:
+            if merged is not None and row.group in self.collapsed:
                 tops = [merged.first_row[k] for k, t in enumerate(self.trace.tracks) if t.group == row.group and t.count]
                 fraction = busy_fraction(merged.index, np.array(tops, np.int64), window.t0, window.ns_per_cell, cells)
             return self._line(index, painter.levels(fraction, SUMMARY))

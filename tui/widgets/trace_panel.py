@@ -19,19 +19,25 @@ from textual.strip import Strip
 
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats
+from tui.widgets.direct_lines import DirectLines
 from tui.widgets.timeline_paint import fit
 
 KEY_WIDTH = 12
 _NUMBERS = ("count", "total", "self", "mean", "min", "max")
 _NUMBER_WIDTH = 11
+_TOP = 2  # the rule and the info line stay put; the rest scrolls
 _PLAIN, _BOLD, _DIM, _HEADER = Style(), Style(bold=True), Style(dim=True), Style(bold=True, underline=True)
 
 
-class TracePanel(ScrollView, can_focus=True):
+class TracePanel(DirectLines, ScrollView, can_focus=True):
+    """Line 0 is a rule (accented when focused), line 1 the info line; the body scrolls."""
+
     DEFAULT_CSS = """
-    TracePanel { height: 30%; min-height: 6; max-height: 14; border-top: solid $panel-lighten-1; scrollbar-size-vertical: 1; }
-    TracePanel:focus { border-top: solid $accent; }
+    TracePanel { height: 30%; min-height: 6; max-height: 14; scrollbar-size-vertical: 1; }
+    TracePanel > .trace-panel--rule { color: $panel-lighten-1; }
+    TracePanel:focus > .trace-panel--rule { color: $accent; }
     """
+    COMPONENT_CLASSES = {"trace-panel--rule"}
     BINDINGS = [
         Binding("up", "move(-1)", "Up", show=False),
         Binding("down", "move(1)", "Down", show=False),
@@ -56,6 +62,7 @@ class TracePanel(ScrollView, can_focus=True):
         self.total: int | None = None  # with a table of ops: their total time (for a % column)
         self.cursor = 0
         self._info_line: Strip | None = None
+        self._rule: Strip | None = None
         self._lines: dict[int, Strip] = {}
         self._details: list[Strip] | None = None
         self._size = Size(0, 0)  # cached: Widget.size costs a region lookup per call
@@ -65,7 +72,7 @@ class TracePanel(ScrollView, can_focus=True):
     def show_info(self, info: Text) -> None:
         self.info = info
         self._info_line = None
-        self.refresh(Region(0, 0, self._size.width, 1))
+        self.refresh(Region(0, 1, self._size.width, 1))
 
     def show_details(self, details: list[tuple[str, str, Style | None]]) -> None:
         """Key / value lines; a value is plain text, drawn in one style, wrapped to fit."""
@@ -85,13 +92,14 @@ class TracePanel(ScrollView, can_focus=True):
         self._lines.clear()
         self._details = None
         self.scroll_to(y=0, animate=False, immediate=True)
-        self.virtual_size = Size(self._size.width, 1 + self._body_height())
+        self.virtual_size = Size(self._size.width, _TOP + self._body_height())
         self.refresh()
 
     def on_resize(self) -> None:
         self._size = self.size
-        self._blank = Strip.blank(self._size.width, self.rich_style)
-        self._info_line = None
+        self.blank_style = self.rich_style
+        self._blank = Strip.blank(self._size.width, self.blank_style)
+        self._info_line = self._rule = None
         self._changed()
 
     # -- keys -----------------------------------------------------------------------------------
@@ -101,7 +109,7 @@ class TracePanel(ScrollView, can_focus=True):
             return
         old, self.cursor = self.cursor, min(max(self.cursor + delta, 0), len(self.rows) - 1)
         line = self.cursor + 2  # body line of the row: after the title and the column header
-        top, height = int(self.scroll_offset.y), self._size.height - 1
+        top, height = int(self.scroll_offset.y), self._size.height - _TOP
         if line < top + 2:
             self.scroll_to(y=max(line - 2, 0), animate=False, immediate=True)
         elif line >= top + height:
@@ -116,6 +124,7 @@ class TracePanel(ScrollView, can_focus=True):
 
     def on_focus(self) -> None:
         self._lines.clear()
+        self._rule = None
         self.refresh()
 
     on_blur = on_focus
@@ -167,12 +176,16 @@ class TracePanel(ScrollView, can_focus=True):
             style = Style(reverse=True) if self.has_focus else Style(bgcolor="#303030")
         return Strip([Segment(fit(text, width), style)])
 
-    def render_line(self, y: int) -> Strip:
+    def line_at(self, y: int, top: int) -> Strip:
         if y == 0:
+            if self._rule is None:
+                self._rule = Strip([Segment("─" * self._size.width, self.get_component_rich_style("trace-panel--rule"))])
+            return self._rule
+        if y == 1:
             if self._info_line is None:
                 self._info_line = Strip(_segments(self.info, self.app.console)).crop_pad(self._size.width, 0, 0, _PLAIN)
             return self._info_line
-        index = int(self.scroll_offset.y) + y - 1
+        index = top + y - _TOP
         if index >= self._body_height():
             return self._blank
         strip = self._lines.get(index)
