@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, screen_text
 
 from tui.model.capture_manifest import CAPTURE_MANIFEST
 
@@ -217,6 +217,29 @@ def test_profile_seconds_stops_the_profiler_early(tmp_path):
     assert summary["trace"]["events"] > 0 and summary["trace"]["span_us"] / 1e6 < summary["capture"]["seconds"] - 1
 
 
+def test_sigterm_ends_the_script_and_removes_the_temporary_capture(tmp_path):
+    """A closed SSH session or `kill` must not leave a capture in /tmp, nor the script running."""
+    script = tmp_path / "sleepy.py"
+    script.write_text("import os, time, jax, jax.numpy as jnp\n"
+                      "jax.jit(lambda x: x + 1)(jnp.ones(2))\n"
+                      "print(os.getpid(), flush=True)\n"
+                      "time.sleep(600)\n")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    child = subprocess.Popen([sys.executable, "-m", "tui", "--summary", str(script)], cwd=REPO, text=True,
+                             stdout=subprocess.PIPE, env=dict(os.environ, TMPDIR=str(tmp)))
+    try:
+        script_pid = int(child.stdout.readline())
+        assert len(list(tmp.iterdir())) == 1
+        child.terminate()
+        assert child.wait(timeout=60) == 128 + signal.SIGTERM
+    finally:
+        child.kill()
+    assert list(tmp.iterdir()) == []
+    with pytest.raises(ProcessLookupError):
+        os.kill(script_pid, 0)
+
+
 def test_save_refuses_a_folder_with_files(tmp_path):
     (tmp_path / "keep.txt").write_text("mine")
     run = xla_tui("--summary", "--save", str(tmp_path), "examples/mlp.py")
@@ -365,11 +388,15 @@ async def app_on(folder: Path):
 async def test_app_opens_a_capture_on_the_train_step_with_its_profile(captures):
     from tui.widgets.error_banner import ErrorBanner
 
-    async with app_on(captures["transformer"][0]) as (app, _):
+    async with app_on(captures["transformer"][0]) as (app, pilot):
         ws = app.workspace
         assert ws.main.name == "jit_train_step" and app.selection.module == ws.main.label
         assert ws.trace is not None and ws.trace.event_count > 1000
         assert not app.screen.query_one(ErrorBanner).has_class("-shown")
+        assert "jit_train_step" in screen_text(app)
+        await pilot.press("4")
+        await pilot.pause()
+        assert "/host:CPU" in screen_text(app)  # the profile's tracks
 
 
 async def test_app_shows_the_scripts_error_until_clicked(captures):

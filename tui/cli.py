@@ -66,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
 
     capture = None
     try:
+        _exit_cleanly_on_hangup()  # so that `finally` removes a temporary capture
         capture = _capture(args)  # first: the script runs with the user's environment as it is
         # XLA's C++ logging would write over the UI and the summary.
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -90,6 +91,14 @@ def main(argv: list[str] | None = None) -> int:
             if not capture.temporary:
                 print(f"xla-tui: the capture is saved in {capture.folder}; reopen it with `xla-tui {capture.folder}`",
                       file=sys.stderr)
+
+
+def _exit_cleanly_on_hangup() -> None:
+    """SIGTERM and SIGHUP (a closed SSH session) end us by SystemExit instead of on the spot."""
+    import signal
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, lambda number, frame: sys.exit(128 + number))
 
 
 def _capture(args):

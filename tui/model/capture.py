@@ -94,11 +94,15 @@ def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] 
     t0 = time.perf_counter()
     command = [sys.executable, "-c", _CHILD_PROGRAM, str(Path(__file__).with_name("capture_child.py")),
                json.dumps(config), str(script), *args]
+    running: list[subprocess.Popen] = []
     try:
-        with _interrupts_go_to_the_child() as running:
+        with _interrupts_go_to_the_child(running):
             running.append(subprocess.Popen(command, env=env))
             status = running[0].wait()
-    except BaseException:
+    except BaseException:  # we are ending (SIGTERM, a failed start): so do the script and the folder
+        for child in running:
+            child.kill()
+            child.wait()
         if temporary:
             shutil.rmtree(folder, ignore_errors=True)
         raise
@@ -135,14 +139,12 @@ def _missing_profile(wanted: bool, profile_dir: Path, child: dict) -> str | None
 
 
 @contextlib.contextmanager
-def _interrupts_go_to_the_child():
+def _interrupts_go_to_the_child(running: list[subprocess.Popen]):
     """Ctrl-C reaches the whole foreground process group: the script gets KeyboardInterrupt
-    and ends; we wait for it and open what it left. A second Ctrl-C kills a script that does
-    not end. (A Python handler, not SIG_IGN, which the child would inherit.) Yields the list
-    to put the child in."""
-    running: list[subprocess.Popen] = []
+    and ends; we wait for it and open what it left. A second Ctrl-C kills the scripts in
+    `running` if they do not end. (A Python handler, not SIG_IGN, which the child would inherit.)"""
     if threading.current_thread() is not threading.main_thread():
-        yield running
+        yield
         return
     presses = []
 
@@ -154,6 +156,6 @@ def _interrupts_go_to_the_child():
 
     previous = signal.signal(signal.SIGINT, on_interrupt)
     try:
-        yield running
+        yield
     finally:
         signal.signal(signal.SIGINT, previous)

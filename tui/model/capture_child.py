@@ -1,6 +1,6 @@
 """The child side of `xla-tui script.py`: run the user's script as `python script.py` would.
 
-`capture.py` starts this file in a fresh interpreter (`python -c`, see `child_command`). It
+`capture.py` starts this file in a fresh interpreter (`python -c`, see `_CHILD_PROGRAM`). It
 imports only the standard library before the script runs, so the script sees a clean process:
 its own `sys.argv`, `sys.path[0]`, `__name__ == "__main__"` and environment. Two hooks wait
 for JAX to be imported:
@@ -153,6 +153,8 @@ class _Capture:
             runpy.run_path(script, run_name="__main__")
         except SystemExit as e:
             status = _exit_status(e)
+            if not isinstance(e.code, int) and e.code is not None:  # `sys.exit("message")`
+                self.result["error"] = str(e.code)
         except BaseException as e:  # noqa: BLE001 - the script's error is what we report
             e.__traceback__ = _script_frames(e.__traceback__)
             self.result["error"] = "".join(traceback.format_exception(type(e), e, e.__traceback__))
@@ -173,9 +175,10 @@ def _exit_status(e):
 
 
 def _script_frames(tb):
-    """Drop this file's and runpy's frames, so the traceback starts in the script."""
+    """Drop this file's and runpy's frames, so the traceback starts in the script (none are
+    left for a SyntaxError, which Python prints without a traceback too)."""
     ours = {runpy.__file__, "<frozen runpy>", __file__, "<string>"}
-    while tb is not None and tb.tb_next is not None and tb.tb_frame.f_code.co_filename in ours:
+    while tb is not None and tb.tb_frame.f_code.co_filename in ours:
         tb = tb.tb_next
     return tb
 

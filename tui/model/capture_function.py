@@ -35,23 +35,28 @@ def capture_function(fn, *args, profile: bool | int = False, save_to: str | os.P
     donated: a function that donates its inputs runs on copies.
     """
     folder, temporary = capture_folder(save_to)
-    dump = folder / "dump"
-    started = datetime.now(timezone.utc)
-    t0 = time.perf_counter()
-    compiled, name = _compile(fn, args, kwargs, dump)
-    runs = 0 if profile is False else PROFILE_RUNS if profile is True else int(profile)
-    profile_note = None
-    if runs:
-        run_args, run_kwargs = _dynamic_args(fn, args, kwargs)
-        profile_note = _profile(compiled, run_args, run_kwargs, runs, folder / "profile")
-    seconds = round(time.perf_counter() - t0, 3)
-    manifest = write_manifest(
-        folder, "function", name, [_describe(a) for a in jax.tree.leaves((args, kwargs))], started,
-        exit_status=0, seconds=seconds, capture_seconds=seconds, profile_note=profile_note,
-        xla_flags=os.environ.get("XLA_FLAGS", ""),
-        compiled=[{"module": _module_label(dump, name), **compiled_stats(compiled)}],
-    )
-    return CaptureResult(folder, 0, temporary, manifest)
+    result = CaptureResult(folder, 0, temporary, {})
+    try:
+        dump = folder / "dump"
+        started = datetime.now(timezone.utc)
+        t0 = time.perf_counter()
+        compiled, name = _compile(fn, args, kwargs, dump)
+        runs = 0 if profile is False else PROFILE_RUNS if profile is True else int(profile)
+        profile_note = None
+        if runs:
+            run_args, run_kwargs = _dynamic_args(fn, args, kwargs)
+            profile_note = _profile(compiled, run_args, run_kwargs, runs, folder / "profile")
+        seconds = round(time.perf_counter() - t0, 3)
+        result.manifest = write_manifest(
+            folder, "function", name, [_describe(a) for a in jax.tree.leaves((args, kwargs))], started,
+            exit_status=0, seconds=seconds, capture_seconds=seconds, profile_note=profile_note,
+            xla_flags=os.environ.get("XLA_FLAGS", ""),
+            compiled=[{"module": _module_label(dump, name), **compiled_stats(compiled)}],
+        )
+    except BaseException:  # the caller's error (a bad argument, a failed compile) is theirs to see
+        result.cleanup()
+        raise
+    return result
 
 
 def _compile(fn, args, kwargs, dump: Path):

@@ -1,6 +1,6 @@
 """The small JSON file that makes a folder a saved capture: what ran, how it ended, which files.
 
-Written by `capture.py` (scripts) and `capture_jax.py` (functions), read by `inputs.py`, shown
+Written by `capture.py` (scripts) and `capture_function.py` (functions), read by `inputs.py`, shown
 by `--summary` and the app's error banner. Paths inside are relative to the capture folder, so
 a saved capture can be moved or copied to another machine.
 

@@ -59,7 +59,7 @@ def format_summary(summary: dict) -> str:
                      f"(capture {capture['capture_seconds'] or 0:.1f} s), {capture['files']} files")
         tail = error_tail(capture)
         if tail:
-            lines.append("  error (the traceback's last lines):")
+            lines.append("  error:")
             lines.extend(f"    {line}" for line in textwrap.dedent(tail).splitlines())
     lines.append(f"main module: {summary['main_module'] or '(none)'}")
     if summary["modules"]:
