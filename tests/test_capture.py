@@ -87,7 +87,7 @@ def captures(tmp_path_factory) -> dict[str, tuple[Path, subprocess.CompletedProc
 
 
 def summary_of(run: subprocess.CompletedProcess) -> dict:
-    """The JSON summary: the last line-led `{` block of stdout, after the script's own prints."""
+    """The JSON summary on stdout, after what the script itself printed."""
     start = run.stdout.index("\n{\n") + 1 if not run.stdout.startswith("{") else 0
     return json.loads(run.stdout[start:])
 
@@ -201,6 +201,14 @@ def test_temporary_capture_is_removed_and_no_profile_means_no_trace(tmp_path):
     summary = summary_of(run)
     assert summary["trace"] is None and summary["main_module"].endswith(".jit__lambda")
     assert list(tmp.iterdir()) == []  # the temporary capture folder is gone
+
+
+@pytest.mark.parametrize("manifest, problem", [("{", "bad JSON"), ('{"script": "x.py"}', "needs the keys")])
+def test_a_broken_manifest_is_one_clear_line(tmp_path, manifest, problem):
+    (tmp_path / CAPTURE_MANIFEST).write_text(manifest)
+    run = xla_tui("--summary", str(tmp_path))
+    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+    assert run.stderr.startswith(f"xla-tui: {tmp_path / CAPTURE_MANIFEST}: ") and problem in run.stderr
 
 
 def test_profile_seconds_stops_the_profiler_early(tmp_path):

@@ -66,7 +66,6 @@ def main(argv: list[str] | None = None) -> int:
 
     capture = None
     try:
-        _exit_cleanly_on_hangup()  # so that `finally` removes a temporary capture
         capture = _capture(args)  # first: the script runs with the user's environment as it is
         # XLA's C++ logging would write over the UI and the summary.
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -94,11 +93,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _exit_cleanly_on_hangup() -> None:
-    """SIGTERM and SIGHUP (a closed SSH session) end us by SystemExit instead of on the spot."""
+    """SIGTERM and SIGHUP (a closed SSH session) end us by SystemExit instead of on the spot,
+    so that `finally` removes a temporary capture."""
     import signal
+    import threading
 
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, lambda number, frame: sys.exit(128 + number))
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, lambda number, frame: sys.exit(128 + number))
 
 
 def _capture(args):
@@ -111,6 +113,7 @@ def _capture(args):
     if target.suffix == ".py":
         from tui.model.capture import capture_script
 
+        _exit_cleanly_on_hangup()
         return capture_script(target, args.script_args, save_to=args.save, profile=not args.no_profile,
                               profile_python=args.profile_python, profile_seconds=args.profile_seconds)
     if args.script_args:

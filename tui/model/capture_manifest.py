@@ -1,16 +1,17 @@
 """The small JSON file that makes a folder a saved capture: what ran, how it ended, which files.
 
-Written by `capture.py` (scripts) and `capture_function.py` (functions), read by `inputs.py`, shown
-by `--summary` and the app's error banner. Paths inside are relative to the capture folder, so
-a saved capture can be moved or copied to another machine.
+Written by `capture.py` (scripts) and `capture_function.py` (functions), read by `inputs.py`,
+shown by `--summary` and the app's error banner. Paths inside are relative to the capture
+folder, so a saved capture can be moved or copied to another machine.
 
 Keys: `format`, `kind` ("script" or "function"), `script` (the script or the function's
 name), `args`, `cwd`, `started` (ISO time), `exit_status` (0 ok, 1 raised, negative: killed
 by that signal), `seconds` (the script's own run time), `capture_seconds` (all of it: the
 interpreter's start and the profile's export too), `error` (the traceback, or null),
 `dump` and `profile` (folders; profile null when none was taken), `profile_note` (why a
-profile is short or missing), `xla_flags` (what XLA saw), `compiled` (per module label:
-`memory_analysis` and `cost_analysis` figures), `files` (every file, relative).
+profile is short or missing), `xla_flags` (the XLA_FLAGS the script started with),
+`compiled` (per module label: `memory_analysis` and `cost_analysis` figures), `files`
+(every file, relative).
 """
 
 from __future__ import annotations
