@@ -1,7 +1,7 @@
 """Draws a GraphLayout (tui/model/graph_layout.py) and moves a cursor over its boxes.
 
 Line API: each row of the drawing becomes a Strip once per layout; a cursor move repaints only
-the rows of the two boxes involved, so moving costs the same on a 40-instruction program as on
+the name lines of the two boxes involved, so moving costs the same on a 40-instruction program as on
 a 40k-instruction one. Colours follow the op categories; the focus has a double border.
 """
 
@@ -100,12 +100,15 @@ class GraphView(ScrollView, can_focus=True):
 
     def _repaint(self, node: Node | None) -> None:
         if node is not None:
-            self.refresh_lines(node.y, node.height)
+            self.refresh_lines(node.y + 1, 1)
 
     def _reveal(self, centre: bool = False) -> None:
         node = self.current
-        if node is not None:
-            region = Region(node.x + self.pad, node.y, node.width, node.height)
+        if node is None:
+            return
+        region = Region(node.x + self.pad, node.y, node.width, node.height)
+        window = Region(self.scroll_offset.x, self.scroll_offset.y, self.size.width, self.size.height)
+        if centre or not window.contains_region(region):
             self.scroll_to_region(region, animate=False, center=centre, immediate=True)
 
     # -- input ----------------------------------------------------------------
@@ -153,7 +156,7 @@ class GraphView(ScrollView, can_focus=True):
         if strip is None:
             strip = self._rows[row]
             node = self.current
-            if node is not None and node.y <= row < node.y + node.height:
+            if node is not None and row == node.y + 1:  # the cursor: its box's name line
                 style = _CURSOR if self.has_focus else Style(bgcolor="#3a3a3a")
                 x = node.x + self.pad
                 before, box, after = strip.divide([x, x + node.width, strip.cell_length])
