@@ -56,3 +56,30 @@ def test_step_time_without_module_events_is_the_op_time(links):
     total, where = links.step_ns()
     op_time = sum(links.occurrences(ins).total_ns for ins in links.module.instructions())
     assert total == op_time > 0 and "op events" in where
+
+
+def test_tpu_style_profile_uses_module_events_for_the_step(tmp_path):
+    """A TPU trace names op events after the whole instruction (`%fusion.3 = ...`) and has an
+    `XLA Modules` line; the step is the module's own time there. Hand-written: no TPU here."""
+    import json
+
+    module = read_hlo(FIXTURES / "mlp.hlo")
+    ops = [i for i in module.entry.instructions if i.opcode not in ("parameter", "constant", "tuple")][:3]
+    events = [
+        {"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "/device:TPU:0"}},
+        {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "XLA Modules"}},
+        {"ph": "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {"name": "XLA Ops"}},
+    ]
+    for step in range(2):
+        start = 1000 * step
+        events.append({"ph": "X", "name": f"{module.name}(7)", "pid": 1, "tid": 1, "ts": start, "dur": 900})
+        for n, ins in enumerate(ops):
+            whole = ins.text[ins.text.index("%"):]  # `%name = shape opcode(...), ...`, as TPU op events print
+            events.append({"ph": "X", "name": whole, "pid": 1, "tid": 2, "ts": start + 100 * n, "dur": 50 + n})
+    path = tmp_path / "tpu.trace.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    links = TraceLinks(load_trace(path), module)
+    assert links.step_ns() == (1_800_000, f"{module.name} on XLA Modules")
+    for n, ins in enumerate(ops):
+        runs = links.occurrences(ins)
+        assert runs.count == 2 and runs.total_ns == 2 * (50 + n) * 1000

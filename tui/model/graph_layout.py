@@ -56,10 +56,6 @@ class Node:
         return self.anchor is not None
 
     @property
-    def is_dummy(self) -> bool:
-        return self.width == 1 and self.instruction is None and self.anchor is None
-
-    @property
     def center(self) -> int:
         return self.x + self.width // 2
 

@@ -55,6 +55,7 @@ class TraceLinks:
         self.trace = trace
         self.module = module
         self._name_ids: dict[str, int] | None = None
+        self._step: tuple[int, str] | None = None
         self._index: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._found: dict[str, Occurrences] = {}
 
@@ -101,6 +102,11 @@ class TraceLinks:
         The module's own events on an `XLA Modules` track when the profile has them (TPU, GPU);
         otherwise the sum of all of its op events (CPU profiles have no module events).
         """
+        if self._step is None:
+            self._step = self._measure_step()
+        return self._step
+
+    def _measure_step(self) -> tuple[int, str]:
         name = self.module.name
         total = 0
         for track in self.trace.tracks:

@@ -9,6 +9,7 @@ conventions and, with a profile, how long it ran and what bounds it.
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 from pygments.lexers.python import PythonLexer
 from rich.console import Group
@@ -260,8 +261,6 @@ class DetailsScreen(WorkspaceScreen):
 @lru_cache(maxsize=256)
 def _excerpt(path: str, line: int, module_path: str) -> tuple[str, Text] | None:
     """(readable path, numbered and highlighted lines around `line`), or None if unreadable."""
-    from pathlib import Path
-
     roots = [str(Path(module_path).parent)] if module_path else []
     found = explain.source_excerpt_lines(path, line, roots + ["."])
     if found is None:
