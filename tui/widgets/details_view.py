@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from rich.console import Console, ConsoleOptions, RenderableType
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -59,7 +60,7 @@ class KeyValues:
 
 class DetailsView(ScrollView, can_focus=True):
     DEFAULT_CSS = """
-    DetailsView { height: 1fr; padding: 0 1; overflow-x: hidden; }
+    DetailsView { height: 1fr; overflow-x: hidden; }
     """
     BINDINGS = [
         Binding("up", "link(-1)", "Previous link", show=False),
@@ -104,20 +105,28 @@ class DetailsView(ScrollView, can_focus=True):
         if not self._width or (len(self._lines) > line or self._done == len(self._sections)):
             return
         console = self.app.console
-        options = console.options.update_width(self._width)
+        inner = max(1, self._width - 2)  # one column of margin each side, drawn here: a CSS padding
+        options = console.options.update_width(inner)  # would cost Textual two more Strips per line
         base = self.rich_style
+        margin = Segment(" ", base)
         lines = self._lines
+
+        def add(segments) -> None:
+            lines.append(Strip([margin, *Segment.apply_style(segments, base), margin], self._width))
+
         while len(lines) <= line and self._done < len(self._sections):
             part = self._sections[self._done]()
             self._done += 1
             if isinstance(part, Links):
-                lines += [Strip(s, self._width).apply_style(base) for s in console.render_lines(part.header, options, pad=True)]
+                for segments in console.render_lines(part.header, options, pad=True):
+                    add(segments)
                 self._links += [(len(lines) + i, target) for i, (target, _) in enumerate(part.rows)]
                 for _, text in part.rows:
-                    row = Strip(list(text.render(console, end="")), text.cell_len)
-                    lines.append(row.crop(0, self._width).extend_cell_length(self._width).apply_style(base))
+                    text.truncate(inner, pad=True)
+                    add(text.render(console, end=""))
             else:
-                lines += [Strip(s, self._width).apply_style(base) for s in console.render_lines(part, options, pad=True)]
+                for segments in console.render_lines(part, options, pad=True):
+                    add(segments)
         height = self.virtual_size.height
         if self._done == len(self._sections):
             height = len(lines)
@@ -129,7 +138,7 @@ class DetailsView(ScrollView, can_focus=True):
     def plain_text(self) -> str:
         """The whole page as plain text (renders what is not rendered yet)."""
         self._render_until(1 << 30)
-        return "\n".join(strip.text.rstrip() for strip in self._lines)
+        return "\n".join(strip.text[1:].rstrip() for strip in self._lines)
 
     # -- links ----------------------------------------------------------------
     @property
