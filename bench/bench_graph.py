@@ -10,11 +10,11 @@ measured the same way in the same process (bench/keyframe.py), and the ratio (ta
 - details: j walks forward through the schedule with the details screen open, so every key
   shows a different instruction (a full page redraw, nothing reused).
 
-    python bench/bench_graph.py [--layers 48] [--rounds 20] [--repeat 3] [--hlo saved.txt]
+    python -m bench.bench_graph [--layers 48] [--rounds 20] [--repeat 5] [--hlo saved.txt]
 
 Each comparison runs `--repeat` times (peer and ours each time) and the median ratio is
-reported: on a shared machine single runs swing by 2x. The module is compiled with JAX once
-and cached in the temp folder (about 20 s).
+reported: on a shared machine single runs swing by 2x. The module comes from
+bench/workloads.py (compiled with JAX once, then cached).
 """
 
 from __future__ import annotations
@@ -22,33 +22,18 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
-import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.keyframe import compare  # noqa: E402
-
-
-def gpt_hlo(layers: int) -> Path:
-    import jax
-
-    path = Path(tempfile.gettempdir()) / f"xla_tui_gpt{layers}_jax{jax.__version__}.hlo"
-    if not path.exists():
-        from bench.gpt import make_inputs, train_step
-
-        text = train_step.lower(*make_inputs(layers)).compile().as_text()
-        path.write_text(text)
-    return path
+from bench.keyframe import compare
+from bench.workloads import gpt_hlo
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layers", type=int, default=48)
     parser.add_argument("--rounds", type=int, default=20)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--hlo", type=Path, help="an HLO text file instead of the GPT module")
     args = parser.parse_args(argv)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
