@@ -62,7 +62,7 @@ class GraphView(ScrollView, can_focus=True):
         super().__init__(id=id)
         self.graph: GraphLayout | None = None
         self.cursor: str | None = None
-        self._rows: list[Strip] = []  # the drawing, centred, styled, as wide as the view or wider
+        self._rows: _Drawing | None = None  # the drawing, centred, styled, as wide as the view or wider
         self._rows_width = -1  # view width the rows were built for
         self._marked: dict[int, Strip] = {}  # rows of the cursor's box, highlighted
 
@@ -149,12 +149,12 @@ class GraphView(ScrollView, can_focus=True):
         if self.graph is None or row >= self.graph.height:
             return Strip.blank(width, self.rich_style)
         if self._rows_width != width:
-            self._rows = _strips(self.graph, self.pad, width, self.rich_style)
+            self._rows = _Drawing(self.graph, self.pad, width, self.rich_style)
             self._rows_width = width
             self._marked.clear()
         strip = self._marked.get(row)
         if strip is None:
-            strip = self._rows[row]
+            strip = self._rows.strip(row)
             node = self.current
             if node is not None and row == node.y + 1:  # the cursor: its box's name line
                 style = _CURSOR if self.has_focus else Style(bgcolor="#3a3a3a")
@@ -165,26 +165,32 @@ class GraphView(ScrollView, can_focus=True):
         return strip if scroll_x == 0 and strip.cell_length == width else strip.crop(scroll_x, scroll_x + width)
 
 
-def _strips(graph: GraphLayout, pad: int, width: int, base: Style) -> list[Strip]:
-    """One Strip per row: edge text between boxes, each box in its category's colour."""
-    rows = graph.text_rows()
-    by_row: list[list[Node]] = [[] for _ in rows]
-    for node in graph.nodes.values():
-        for y in range(node.y, node.y + node.height):
-            by_row[y].append(node)
-    full = max(width, graph.width + pad)
-    edge = base + _EDGE
-    styles = {key: base + node_style(node, key == graph.focus) for key, node in graph.nodes.items()}
-    strips = []
-    for text, nodes in zip(rows, by_row):
-        segments, at = [Segment(" " * pad, base)], 0
-        for node in sorted(nodes, key=lambda n: n.x):
-            if node.x > at:
-                segments.append(Segment(text[at : node.x], edge))
-            segments.append(Segment(text[node.x : node.x + node.width], styles[node.key]))
-            at = node.x + node.width
-        if at < len(text):
-            segments.append(Segment(text[at:], edge))
-        segments.append(Segment(" " * (full - pad - len(text)), base))
-        strips.append(Strip(segments, full))
-    return strips
+class _Drawing:
+    """The graph's rows as Strips (edges grey, each box in its category's colour), each built
+    the first time it is shown: a tall graph costs only the rows on screen."""
+
+    def __init__(self, graph: GraphLayout, pad: int, width: int, base: Style):
+        self.text = graph.text_rows()
+        self.by_row: list[list[Node]] = [[] for _ in self.text]
+        for node in sorted(graph.nodes.values(), key=lambda n: n.x):
+            for y in range(node.y, node.y + node.height):
+                self.by_row[y].append(node)
+        self.pad, self.full, self.base, self.edge = pad, max(width, graph.width + pad), base, base + _EDGE
+        self.styles = {key: base + node_style(node, key == graph.focus) for key, node in graph.nodes.items()}
+        self.strips: dict[int, Strip] = {}
+
+    def strip(self, row: int) -> Strip:
+        found = self.strips.get(row)
+        if found is None:
+            text, at = self.text[row], 0
+            segments = [Segment(" " * self.pad, self.base)]
+            for node in self.by_row[row]:
+                if node.x > at:
+                    segments.append(Segment(text[at : node.x], self.edge))
+                segments.append(Segment(text[node.x : node.x + node.width], self.styles[node.key]))
+                at = node.x + node.width
+            if at < len(text):
+                segments.append(Segment(text[at:], self.edge))
+            segments.append(Segment(" " * (self.full - self.pad - len(text)), self.base))
+            found = self.strips[row] = Strip(segments, self.full)
+        return found
