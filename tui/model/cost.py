@@ -193,7 +193,7 @@ class CostModel:
         return Cost(inner.flops, inner.transcendentals, default)
 
     def _sort(self, ins: HloInstruction, default: float) -> Cost:
-        """A multi-operand sort writes every output array (not a pointer table, as XLA 0.10 counts it)."""
+        """A multi-operand sort writes every output array, not a pointer table (so jaxlib 0.10's XLA counts it)."""
         n = ins.operands[0].shape.element_count
         written = sum(shape_bytes(leaf) for _, leaf in ins.shape.leaves())
         return Cost(n * max(0, (n - 1).bit_length()), 0.0, written + sum(shape_bytes(o.shape) for o in ins.operands))
@@ -285,6 +285,16 @@ class CostModel:
                         if c.opcode == "constant" and c.shape.element_count > 1)
         read = sum(_parameter_read_bytes(p) for p in body.parameters)
         return written + constants + read
+
+
+def module_cost(module: HloModule) -> Cost:
+    """The module's total, as XLA's `compiled.cost_analysis()` reports it."""
+    return CostModel(module).total()
+
+
+def op_cost(ins: HloInstruction) -> Cost:
+    """One instruction's cost (a screen that asks for many should keep one CostModel)."""
+    return CostModel(ins.computation.module).op(ins)
 
 
 def _parameter_read_bytes(param: HloInstruction) -> int:
