@@ -221,14 +221,17 @@ async def test_top_ops_table_and_jumping_to_an_op():
         assert view.has_focus and app.workspace.trace.tracks[cursor[0]].event_name(cursor[1]) == name
 
 
-async def test_show_in_timeline_jumps_to_the_instructions_occurrences():
+async def test_its_runs_from_the_details_screen_jump_to_the_occurrences():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:
         view = await open_timeline(pilot)
         trace = app.workspace.trace
         name = top_ops(app.workspace)[0].name
+        app.select(instruction=name)
         await pilot.press("2")
-        app.show("timeline", instruction=name)
+        await settle(pilot)
+        assert isinstance(app.screen, DetailsScreen) and app.workspace.instruction.name == name
+        await pilot.press("t")  # the details screen's "its runs in the timeline"
         await settle(pilot)
         assert isinstance(app.screen, TimelineScreen)
         tracks, found = occurrences(trace, "jit_train_step", name)
@@ -238,6 +241,9 @@ async def test_show_in_timeline_jumps_to_the_instructions_occurrences():
         assert view.window.width < (end - start) * 10
         assert f"match 1 of {len(found)}" in screen_text(app)
         await pilot.press("n")
+        assert view.cursor == (int(tracks[1]), int(found[1]))
+        app.show("timeline", instruction=trace.tracks[int(tracks[0])].event_name(int(found[0])))  # unchanged: stays
+        await settle(pilot)
         assert view.cursor == (int(tracks[1]), int(found[1]))
 
 

@@ -1,24 +1,138 @@
-"""Profile events <-> HLO instructions: which instruction an XLA op event ran, and where an
-instruction ran in the profile.
+"""Which profile events are which HLO instructions, both ways.
 
-XLA names an op's events after the instruction: CPU thunks and GPU kernels carry `hlo_op` and
-`hlo_module` stats, TPU `XLA Ops` events are named by the op (its module is the enclosing
-`XLA Modules` event, named `module(program id)`). Where an event says no module, the
-instruction is looked up in the loaded module the user is looking at.
+XLA names op events after the instruction they run (`fusion.3`, `dot.35`; TPU `XLA Ops` events
+print the whole instruction, which the trace loader shortens to its name), so an instruction's
+occurrences are the events with its name. Events are matched by name alone: a profile of
+several programs that reuse a name counts the other programs' events too.
+
+Each track gets a name-sorted index on first use, so looking up one instruction costs two
+binary searches per track, whatever the trace's size.
+
+The timeline's links (functions below TraceLinks) also read an event's own stats: CPU thunks
+and GPU kernels carry `hlo_op` and `hlo_module`, and on TPU an op's module is the enclosing
+`XLA Modules` event (named `module(program id)`), which also keeps other programs' ops with
+the same name out of an instruction's occurrences.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
+from tui.model.hlo import HloInstruction, HloModule
 from tui.model.trace import NameStats, Trace, Track
 from tui.model.workspace import ModuleEntry, Workspace
 
-XLA_MODULES = "XLA Modules"
-XLA_OPS = "XLA Ops"
+MODULES_TRACK = "XLA Modules"
+OPS_TRACK = "XLA Ops"
 _PROGRAM_ID = re.compile(r"\(\d+\)$")
+
+
+@dataclass(frozen=True)
+class Occurrences:
+    """Where an instruction ran: (track index, event index) pairs and their durations, in ns."""
+
+    events: tuple[tuple[int, int], ...]
+    durations_ns: np.ndarray
+
+    @property
+    def count(self) -> int:
+        return len(self.events)
+
+    @property
+    def total_ns(self) -> int:
+        return int(self.durations_ns.sum())
+
+    @property
+    def mean_ns(self) -> float:
+        return float(self.durations_ns.mean()) if self.count else 0.0
+
+    @property
+    def min_ns(self) -> int:
+        return int(self.durations_ns.min()) if self.count else 0
+
+    @property
+    def max_ns(self) -> int:
+        return int(self.durations_ns.max()) if self.count else 0
+
+
+class TraceLinks:
+    """Events <-> instructions of one module in one trace."""
+
+    def __init__(self, trace, module: HloModule):
+        self.trace = trace
+        self.module = module
+        self._name_ids: dict[str, int] | None = None
+        self._step: tuple[int, str] | None = None
+        self._index: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._found: dict[str, Occurrences] = {}
+
+    @property
+    def _ids(self) -> dict[str, int]:
+        """Name id of every event name that is an instruction of the module (decodes the trace)."""
+        if self._name_ids is None:
+            self.trace.decode_all()
+            module = self.module
+            self._name_ids = {name: i for i, name in enumerate(self.trace.names) if module.instruction(name) is not None}
+        return self._name_ids
+
+    def _sorted(self, track_index: int) -> tuple[np.ndarray, np.ndarray]:
+        """(event indices ordered by name id, their name ids) for one track."""
+        if track_index not in self._index:
+            ids = self.trace.tracks[track_index].name_id
+            order = np.argsort(ids, kind="stable")
+            self._index[track_index] = (order, ids[order])
+        return self._index[track_index]
+
+    def occurrences(self, ins: HloInstruction) -> Occurrences:
+        found = self._found.get(ins.name)
+        if found is None:
+            events, durations = [], []
+            name_id = self._ids.get(ins.name)
+            if name_id is not None:
+                for t, track in enumerate(self.trace.tracks):
+                    order, ids = self._sorted(t)
+                    hits = order[np.searchsorted(ids, name_id, "left") : np.searchsorted(ids, name_id, "right")]
+                    hits = np.sort(hits)
+                    events += [(t, int(i)) for i in hits]
+                    durations.append(track.dur_ns[hits])
+            found = Occurrences(tuple(events), np.concatenate(durations) if durations else np.zeros(0, np.int64))
+            self._found[ins.name] = found
+        return found
+
+    def instruction_of(self, track_index: int, event_index: int) -> HloInstruction | None:
+        """The instruction an event ran, or None for events that are not this module's ops."""
+        return self.module.instruction(self.trace.tracks[track_index].event_name(event_index))
+
+    def step_ns(self) -> tuple[int, str]:
+        """Time the module ran in the profile, and where that figure comes from.
+
+        The module's own events on an `XLA Modules` track when the profile has them (TPU, GPU);
+        otherwise the sum of all of its op events (CPU profiles have no module events).
+        """
+        if self._step is None:
+            self._step = self._measure_step()
+        return self._step
+
+    def _measure_step(self) -> tuple[int, str]:
+        name = self.module.name
+        total = 0
+        for track in self.trace.tracks:
+            if track.name == MODULES_TRACK:
+                for i in range(track.count):
+                    if module_name(track.event_name(i)) == name:
+                        total += int(track.dur_ns[i])
+        if total:
+            return total, f"{name} on {MODULES_TRACK}"
+        matched = np.fromiter(self._ids.values(), np.int64, len(self._ids))
+        for track in self.trace.tracks:
+            total += int(track.dur_ns[np.isin(track.name_id, matched)].sum())
+        return total, "all of this module's op events"
+
+
+# --- the timeline's links: by the events' own stats, and within their module's runs ------------
 
 
 def module_name(event_name: str) -> str:
@@ -30,7 +144,7 @@ def _enclosing_module(trace: Trace, track: Track, i: int) -> str | None:
     """The module of the `XLA Modules` event running when event `i` started, on its device."""
     t = int(track.start_ns[i])
     for other in trace.tracks:
-        if other.group == track.group and other.name == XLA_MODULES and other.count:
+        if other.group == track.group and other.name == MODULES_TRACK and other.count:
             k = int(np.searchsorted(other.start_ns, t, side="right")) - 1
             if k >= 0 and t < other.end_ns[k]:
                 return module_name(other.event_name(k))
@@ -70,7 +184,7 @@ def occurrences(trace: Trace, module: str | None, instruction: str) -> tuple[np.
     inside a run of `module` on their device; elsewhere (CPU) the name alone decides."""
     wanted = np.array([name == instruction for name in trace.names], bool)
     tracks, found = trace.events_named(wanted)
-    if module is None or not any(t.name == XLA_MODULES for t in trace.tracks):
+    if module is None or not any(t.name == MODULES_TRACK for t in trace.tracks):
         return tracks, found
     inside = np.array(
         [_enclosing_module(trace, trace.tracks[k], i) == module for k, i in zip(tracks.tolist(), found.tolist())], bool
@@ -84,7 +198,7 @@ def op_names(ws: Workspace) -> frozenset[str]:
     names = {ins.name for entry in ws.modules if entry.loaded for ins in entry.load().instructions()}
     if ws.trace is not None:
         for track in ws.trace.tracks:
-            if track.name == XLA_OPS and track.decoded:
+            if track.name == OPS_TRACK and track.decoded:
                 names.update(track.names[k] for k in np.unique(track.name_id).tolist())
     return frozenset(names)
 

@@ -1,13 +1,13 @@
-"""What every pane shares: the status bar, the footer, and redrawing on workspace/selection changes."""
+"""What every pane shares: the status bar, the key bar, and redrawing on workspace/selection changes."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widget import Widget
-from textual.widgets import Footer
 
 from tui.model.workspace import Selection, Workspace
+from tui.widgets.error_banner import ErrorBanner
+from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
 
 
@@ -21,15 +21,12 @@ class WorkspaceScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield StatusBar(self.pane_title)
+        yield ErrorBanner()
         yield from self.body()
-        yield self.footer()
+        yield KeyBar()
 
     def body(self) -> ComposeResult:
         yield from ()
-
-    def footer(self) -> Widget:
-        """The key hints at the bottom (a screen may draw them more cheaply)."""
-        return Footer()
 
     @property
     def workspace(self) -> Workspace | None:

@@ -15,7 +15,6 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widget import Widget
 from textual.widgets import Input
 
 from tui.model.errors import InputError
@@ -24,7 +23,6 @@ from tui.model.timescale import format_ns
 from tui.model.trace import NameStats, Trace, TraceLanes
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
-from tui.widgets.key_bar import KeyBar
 from tui.widgets.timeline import TimelineView
 from tui.widgets.trace_panel import TracePanel
 
@@ -48,12 +46,9 @@ class TimelineScreen(WorkspaceScreen):
         yield TimelineView(id="timeline")
         yield TracePanel(id="timeline-panel")
 
-    def footer(self) -> Widget:
-        return KeyBar()
-
     def on_mount(self) -> None:
         self._link: tuple[int, int, tuple[str, str] | None] | None = None  # event, and its instruction
-        self._pending_instruction: str | None = None  # to show once the tracks are decoded
+        self._pending: Selection | None = None  # to follow once the tracks are decoded
         self._ops: list[NameStats] | None = None
         self._searched: str | None = None
         super().on_mount()
@@ -73,7 +68,7 @@ class TimelineScreen(WorkspaceScreen):
     # -- workspace and selection ----------------------------------------------------------------
     def show_workspace(self, ws: Workspace) -> None:
         self._link, self._ops = None, None
-        self._pending_instruction = ws.selection.instruction
+        self._pending = ws.selection
         self.view.set_trace(ws.trace, op_names(ws))
         self._show_trace_facts()
         if ws.trace is None:
@@ -96,32 +91,43 @@ class TimelineScreen(WorkspaceScreen):
         self.view.set_op_names(op_names(self.workspace))
         self._show_trace_facts()
         self.panel.show_info(self._trace_line())
-        if self._pending_instruction:
-            self._show_occurrences(self._pending_instruction)
-        self._pending_instruction = None
+        if self._pending is not None:
+            self.show_selection(Selection(), self._pending)
+        self._pending = None
 
     def show_selection(self, old: Selection, new: Selection) -> None:
-        if self.trace is None or not new.instruction or new.instruction == old.instruction:
+        """Follow a selection made elsewhere: an event (the details screen's "its runs" picks
+        the first), else an instruction, whose occurrences become the matches (n / N)."""
+        if self.trace is None:
             return
-        if self._link is not None and self._link[2] == (new.module, new.instruction):
+        if self.view.lanes is None:  # still decoding: follow it once done
+            self._pending = new
             return
-        if self.view.lanes is None:  # still decoding: jump once done
-            self._pending_instruction = new.instruction
-            return
-        self._show_occurrences(new.instruction)
+        linked = self._link is not None and self._link[2] == (new.module, new.instruction)
+        jump = new.event is not None and new.event not in (old.event, self.view.cursor) and self._runs(new)
+        if new.instruction and (jump or (new.instruction != old.instruction and not linked)):
+            self._show_occurrences(new.instruction, new.event if jump else None)
 
-    def _show_occurrences(self, instruction: str) -> None:
-        """Jump to where an instruction ran: its occurrences become the search matches."""
+    def _runs(self, selection: Selection) -> bool:
+        """Is the selection's event a run of its instruction (the two can disagree: another
+        screen may have moved on to another instruction since the event was chosen)?"""
+        k, i = selection.event
+        tracks = self.trace.tracks
+        return 0 <= k < len(tracks) and 0 <= i < tracks[k].count and tracks[k].event_name(i) == selection.instruction
+
+    def _show_occurrences(self, instruction: str, event: tuple[int, int] | None = None) -> None:
+        """Jump to where an instruction ran (to `event` if given, else its first run): its
+        occurrences become the search matches."""
         ws = self.workspace
         module = ws.current.name if ws.current is not None else None
         tracks, found = occurrences(self.trace, module, instruction)
         self.view.set_matches(tracks, found)
-        if not len(found):
+        if event is None and not len(found):
             self.panel.show_info(Text(f" The selected instruction {instruction} has no events in the profile", style="italic"))
             return
-        track, i = self.trace.tracks[int(tracks[0])], int(found[0])
-        self.view.show_event(int(tracks[0]), i)
-        self.view.set_window(self.view.window.fit(*track.event_span(i), margin=2.0))
+        track_index, i = event if event is not None else (int(tracks[0]), int(found[0]))
+        self.view.show_event(track_index, i)
+        self.view.set_window(self.view.window.fit(*self.trace.tracks[track_index].event_span(i), margin=2.0))
 
     # -- the event under the cursor ---------------------------------------------------------------
     def on_timeline_view_cursor_moved(self, message: TimelineView.CursorMoved) -> None:

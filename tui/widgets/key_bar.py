@@ -1,54 +1,70 @@
-"""A footer drawn as one line of text: the keys of the focused widget, its screen and the app.
+"""The bottom line of every screen: the keys that work here, as one widget.
 
-Textual's Footer makes a widget per key; on a screen whose every keypress must cost little
-(the timeline) those widgets add up, so this draws the same keys as one widget. A click on a
-key runs its action, as in the Footer.
+Textual's Footer makes a widget per key; every widget is one more message queue that each
+frame's bookkeeping visits, which is most of a cheap frame's cost. This bar shows the same
+bindings (focused widget, screen, app; one entry per action; the palette key on the right)
+as a single line of text, and a click on a key presses it.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual import events
+from textual.screen import Screen
 from textual.widget import Widget
 
 
 class KeyBar(Widget):
     DEFAULT_CSS = """
-    KeyBar { height: 1; dock: bottom; background: $footer-background; color: $footer-foreground; }
-    KeyBar > .key-bar--key { color: $footer-key-foreground; background: $footer-key-background; text-style: bold; }
-    KeyBar > .key-bar--description { color: $footer-description-foreground; }
+    KeyBar { dock: bottom; height: 1; background: $footer-background; color: $footer-description-foreground; }
+    KeyBar > .key-bar--key { color: $footer-key-foreground; text-style: bold; }
+    KeyBar > .key-bar--disabled { color: $text-disabled; }
     """
-    COMPONENT_CLASSES = {"key-bar--key", "key-bar--description"}
+    COMPONENT_CLASSES = {"key-bar--key", "key-bar--disabled"}
 
     def __init__(self) -> None:
         super().__init__()
-        self._spans: list[tuple[int, int, object, str]] = []  # (x0, x1, node, action)
+        self._spots: list[tuple[int, int, str]] = []  # (start, end, key) of each shown binding
 
     def on_mount(self) -> None:
-        self.screen.bindings_updated_signal.subscribe(self, lambda screen: self.refresh())
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
 
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
 
+    def _bindings_changed(self, screen: Screen) -> None:
+        if screen is self.screen:
+            self.refresh()
+
     def render(self) -> Text:
         key_style = self.get_component_rich_style("key-bar--key")
-        description_style = self.get_component_rich_style("key-bar--description")
-        text = Text(no_wrap=True, overflow="ellipsis")
-        self._spans = []
-        shown = {}
-        palette = self.app.COMMAND_PALETTE_BINDING
-        for key, (node, binding, enabled, _) in self.screen.active_bindings.items():
-            if (binding.show or key == palette) and enabled and binding.action not in shown:
-                shown[binding.action] = (node, binding, key == palette)
-        for node, binding, is_palette in sorted(shown.values(), key=lambda item: item[2]):
+        disabled = self.get_component_rich_style("key-bar--disabled")
+        text = Text(no_wrap=True, overflow="ellipsis", end="")
+        spots, actions, palette = [], set(), None
+        for key, active in self.screen.active_bindings.items():
+            binding = active.binding
+            if key == self.app.COMMAND_PALETTE_BINDING:
+                palette = binding
+                continue
+            if not binding.show or binding.action in actions:
+                continue
+            actions.add(binding.action)
             start = len(text)
-            text.append(f" {self.app.get_key_display(binding)} ", key_style)
-            text.append(f"{binding.description or 'palette'} ", description_style)
-            self._spans.append((start, len(text), node, binding.action))
+            text.append(f" {self.app.get_key_display(binding)} ", style=key_style if active.enabled else disabled)
+            text.append(f"{binding.description} ", style="" if active.enabled else disabled)
+            spots.append((start, len(text), binding.key))
+        if palette is not None and self.app.ENABLE_COMMAND_PALETTE:
+            label = f" {self.app.get_key_display(palette)} {palette.description} "
+            gap = max(1, self.size.width - len(text) - len(label))
+            text.append(" " * gap)
+            spots.append((len(text), len(text) + len(label), palette.key))
+            text.append(f" {self.app.get_key_display(palette)} ", style=key_style)
+            text.append(f"{palette.description} ")
+        self._spots = spots
         return text
 
-    async def on_click(self, event: events.Click) -> None:
-        for x0, x1, node, action in self._spans:
-            if x0 <= event.x < x1:
-                await self.app.run_action(action, node)
+    def on_click(self, event: events.Click) -> None:
+        for start, end, key in self._spots:
+            if start <= event.x < end:
+                self.app.simulate_key(key.split(",")[0])
                 return

@@ -1,0 +1,104 @@
+"""Profile events <-> HLO instructions (tui.model.links) on a profile and a dump captured
+from the same JAX program (tests/fixtures/transformer), checked against XLA's own parser and
+against the events' own `hlo_op` / `hlo_module` stats; and on the corpus's TPU profile, whose
+ops are matched by name inside their `XLA Modules` runs."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from conftest import FIXTURES
+
+from tui.model.inputs import load_workspace
+from tui.model.links import instruction_for_event, module_name, occurrences, op_names, top_ops
+from tui.model.trace import load_trace
+from tui.model.workspace import Workspace
+
+
+@pytest.fixture(scope="module")
+def ws() -> Workspace:
+    workspace = load_workspace([FIXTURES / "transformer"])
+    workspace.trace.decode_all()
+    return workspace
+
+
+def op_events(ws: Workspace):
+    """Every event whose stats name an HLO op: (track, event index, args)."""
+    for track in ws.trace.tracks:
+        for i in range(track.count):
+            args = track.event_args(i)
+            if "hlo_op" in args:
+                yield track, i, args
+
+
+def test_every_op_event_links_to_its_instruction_in_the_dump(ws):
+    from jax._src.lib import xla_client
+
+    main = ws.main
+    reference = xla_client.hlo.hlo_module_from_text(main.path.read_text())
+    xla_names = {ins.name for comp in reference.computations() for ins in comp.instructions()}
+    linked = 0
+    for track, i, args in op_events(ws):
+        assert args["hlo_module"] == main.name == "jit_train_step"
+        label, name = instruction_for_event(ws, track, i)
+        assert (label, name) == (main.label, args["hlo_op"])
+        instruction = main.load().instruction(name)
+        assert instruction is not None and instruction.name == track.event_name(i)
+        assert name in xla_names  # XLA's parser knows the instruction by that name too
+        linked += 1
+    assert linked > 300
+
+
+def test_host_events_link_to_nothing(ws):
+    python = next(t for t in ws.trace.tracks if t.name == "python")
+    assert all(instruction_for_event(ws, python, i) is None for i in range(python.count))
+
+
+def test_occurrences_are_every_run_of_the_op(ws):
+    counts = Counter(args["hlo_op"] for _, _, args in op_events(ws))
+    name, runs = counts.most_common(1)[0]
+    assert runs >= 3  # once per profiled step at least
+    tracks, found = occurrences(ws.trace, "jit_train_step", name)
+    assert len(found) == runs
+    pairs = [(ws.trace.tracks[k], int(i)) for k, i in zip(tracks, found)]
+    assert all(track.event_args(i)["hlo_op"] == name for track, i in pairs)
+    starts = [int(track.start_ns[i]) for track, i in pairs]
+    assert starts == sorted(starts)
+    assert occurrences(ws.trace, "jit_train_step", "no-such-instruction")[1].size == 0
+
+
+def test_top_ops_add_up_the_op_events(ws):
+    rows = top_ops(ws)
+    ops = op_names(ws)
+    assert rows and all(row.name in ops for row in rows)
+    assert [row.total_ns for row in rows] == sorted((row.total_ns for row in rows), reverse=True)
+    by_name: dict[str, list[int]] = {}
+    for track, i, args in op_events(ws):
+        by_name.setdefault(args["hlo_op"], []).append(int(track.dur_ns[i]))
+    assert {row.name: (row.count, row.total_ns) for row in rows} == {
+        name: (len(durs), sum(durs)) for name, durs in by_name.items()
+    }
+
+
+def test_tpu_ops_match_by_name_within_their_module(corpus):
+    trace = load_trace(corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb")
+    trace.decode_all()
+    modules = next(t for t in trace.tracks if (t.group, t.name) == ("/device:TPU:0", "XLA Modules"))
+    ops = next(t for t in trace.tracks if (t.group, t.name) == ("/device:TPU:0", "XLA Ops"))
+    i = ops.count // 2
+    op = ops.event_name(i)
+    j = int(np.searchsorted(modules.start_ns, ops.start_ns[i], side="right")) - 1
+    module = module_name(modules.event_name(j))
+    assert module != modules.event_name(j) and "(" not in module
+    tracks, found = occurrences(trace, module, op)
+    assert (trace.tracks.index(ops), i) in set(zip(tracks.tolist(), found.tolist()))
+    for k, i in zip(tracks.tolist(), found.tolist()):
+        track = trace.tracks[k]
+        assert track.event_name(i) == op and track.name in ("XLA Ops", "Async XLA Ops")
+        start = int(track.start_ns[i])
+        device_modules = next(t for t in trace.tracks if (t.group, t.name) == (track.group, "XLA Modules"))
+        j = int(np.searchsorted(device_modules.start_ns, start, side="right")) - 1
+        assert module_name(device_modules.event_name(j)) == module and start < device_modules.end_ns[j]
+    assert occurrences(trace, "some_other_module", op)[1].size == 0
