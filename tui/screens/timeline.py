@@ -37,7 +37,7 @@ class TimelineScreen(WorkspaceScreen):
     pane_title = "4 Timeline"
     BINDINGS = [
         Binding("slash", "search", "Search"),
-        Binding("t", "top_ops", "Top ops", show=False),
+        Binding("t", "top_ops", "Top ops"),
         Binding("shift+enter", "match(-1)", "Previous match", show=False),
         Binding("escape", "close_search", "Close search", show=False),
     ]

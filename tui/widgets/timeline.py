@@ -123,6 +123,7 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
         self.marked: tuple[float, float] | None = None
         self._range_anchor = 0.0
         self.matches: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int32), np.zeros(0, np.intp))
+        self._match_starts = np.zeros(0, np.int64)
         self.op_names: frozenset[str] = frozenset()
         self._colour = np.zeros(0, np.int8)
         self._steps: tuple[LaneIndex, list[str]] | None = None
@@ -145,7 +146,7 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
         self._colour = np.zeros(0, np.int8)
         self._steps, self.lanes = None, None
         self.cursor_row, self.cursor_event, self.marked = 0, None, None
-        self.matches = (np.zeros(0, np.int32), np.zeros(0, np.intp))
+        self.matches, self._match_starts = (np.zeros(0, np.int32), np.zeros(0, np.intp)), np.zeros(0, np.int64)
         if trace is not None:
             self.window = Window.whole(trace.span, self.cells)
             self.cursor_ns = (self.window.t0 + self.window.t1) / 2
@@ -407,16 +408,26 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
             self.mark_range(None)
 
     def set_matches(self, tracks: np.ndarray, found: np.ndarray) -> None:
-        """Search results (in time order), stepped through with N / Shift+N."""
+        """Search results in time order, stepped through with N / Shift+N."""
         self.matches = (tracks, found)
+        self._match_starts = np.zeros(len(found), np.int64)
+        for k in np.unique(tracks).tolist():
+            here = tracks == k
+            self._match_starts[here] = self.trace.tracks[k].start_ns[found[here]]
 
     def match_index(self) -> int | None:
-        """Which match the cursor is on, if any."""
+        """Which match the cursor is on, if any (a binary search: matches are in time order)."""
         cursor = self.cursor
         if cursor is None or cursor[1] is None:
             return None
-        hits = np.flatnonzero((self.matches[0] == cursor[0]) & (self.matches[1] == cursor[1]))
-        return int(hits[0]) if len(hits) else None
+        tracks, found = self.matches
+        start = self.trace.tracks[cursor[0]].start_ns[cursor[1]]
+        k = int(np.searchsorted(self._match_starts, start, side="left"))
+        while k < len(found) and self._match_starts[k] == start:
+            if (tracks[k], found[k]) == cursor:
+                return k
+            k += 1
+        return None
 
     def action_match(self, direction: int) -> None:
         """Jump to the next/previous match in time from the cursor."""
@@ -426,10 +437,10 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
         current = self.match_index()
         if current is not None:
             k = (current + direction) % len(found)
+        elif direction > 0:
+            k = int(np.searchsorted(self._match_starts, self.cursor_ns, side="right")) % len(found)
         else:
-            starts = np.array([self.trace.tracks[t].start_ns[i] for t, i in zip(tracks.tolist(), found.tolist())])
-            k = int(np.searchsorted(starts, self.cursor_ns, side="right" if direction > 0 else "left"))
-            k = k % len(found) if direction > 0 else (k - 1) % len(found)
+            k = (int(np.searchsorted(self._match_starts, self.cursor_ns, side="left")) - 1) % len(found)
         self.show_event(int(tracks[k]), int(found[k]))
 
     # -- mouse --------------------------------------------------------------------------------

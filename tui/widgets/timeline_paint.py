@@ -75,8 +75,13 @@ class Painter:
         cut[::cells] = True
         starts = np.flatnonzero(cut)
         bounds = np.append(starts, len(flat)).tolist()
-        text, style = "".join(chars), self.style
-        runs = [Segment(text[a:b], style(k)) for a, b, k in zip(bounds, bounds[1:], flat[starts].tolist())]
+        text, styles, style, make = "".join(chars), self._styles, self.style, tuple.__new__
+        # tuple.__new__ builds the Segment named tuple without its Python-level __new__: a
+        # zoomed-out frame makes about a thousand of them.
+        runs = [
+            make(Segment, (text[a:b], styles[k] or style(k), None))
+            for a, b, k in zip(bounds, bounds[1:], flat[starts].tolist())
+        ]
         first = np.searchsorted(starts, np.arange(rows + 1) * cells).tolist()
         return [runs[a:b] for a, b in zip(first, first[1:])]
 
