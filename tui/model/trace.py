@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 import numpy as np
 
 from tui.model.errors import InputError
-from tui.model.trace_lanes import LaneIndex, assign_rows, lane_index, merge, position, self_times
+from tui.model.trace_lanes import LaneIndex, assign_rows, lane_index, merge, self_times
 
 _HLO_INSTRUCTION = re.compile(r"%([^\s=]+) = ")
 
@@ -144,8 +144,8 @@ class Track:
         return self._decoded is not None
 
     def decode(self) -> _Decoded:
-        """The columns, and the row index windows are read with (built with them, so that a
-        decoded track is ready to draw)."""
+        """Decode the columns, and build the row index with them, so that a decoded track is
+        ready to draw."""
         if self._decoded is None:
             with self._lock, _gc_paused():
                 if self._decoded is None:
@@ -296,16 +296,6 @@ class TraceLanes(NamedTuple):
     first_row: np.ndarray  # per track: the number of its row 0 in `index`
     first_slot: np.ndarray  # per track: where its events start in `index` (and the total)
     name_id: np.ndarray  # per position in `index`: the event's name id
-
-    def locate(self, slot: int) -> tuple[int, int]:
-        """(track index, event index) of a position in `index`."""
-        track = int(np.searchsorted(self.first_slot, slot, side="right")) - 1
-        return track, int(self.index.order[slot])
-
-    def slot(self, track: int, lanes: LaneIndex, row: int, start: int, event: int) -> int:
-        """The position in `index` of a track's event (given the track's index, the event's
-        row and start)."""
-        return int(self.first_slot[track]) + position(lanes, row, start, event)
 
 
 class NameStats(NamedTuple):
