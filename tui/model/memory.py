@@ -64,8 +64,8 @@ class MemoryProfile:
     (t runs 0..end_time; end_time is "after the last instruction", where outputs still live).
     """
 
-    def __init__(self, module: HloModule, ranges: LiveRanges, source: str,
-                 xla_peak: tuple[int, int] | None = None, assignment=None):
+    def __init__(self, module: HloModule, ranges: LiveRanges, source: str, report=None, assignment=None):
+        """`report` is XLA's LiveRangeReport the ranges came from (its peak is the truth), or None."""
         self.module = module
         self.sequence = ranges.sequence
         self.end_time = ranges.end_time
@@ -90,51 +90,64 @@ class MemoryProfile:
         self.assigned_size = np.zeros(n, np.int64)
         self._row_of = {name: i for i, name in enumerate(self.names)}
         self.assignment = assignment
-        self.kind = self._kinds(assignment)
+        self.kind = self._kinds()
+        if assignment is not None:
+            self._assign(assignment)
+        # Where each allocation starts if all of them sat in one address space (allocated_bytes).
+        sizes = [a.size for a in assignment.allocations] if assignment is not None else []
+        self._allocation_base = np.concatenate(([0], np.cumsum(sizes, dtype=np.int64)))
         self.spaces = sorted(set(self.space.tolist())) or [0]
         self.live = {s: _curve(self.start[self.space == s], self.end[self.space == s],
                                self.padded[self.space == s], self.end_time) for s in self.spaces}
         self.total = sum(self.live.values())
+        counts = _curve(self.start, self.end, np.ones(n, np.int64), self.end_time)
+        self.max_live_count = int(counts.max()) if n else 0  # the most rows a point's table can have
         self.max_time = int(np.argmax(self.total)) if len(self.total) else 0
         self.max_bytes = int(self.total[self.max_time]) if len(self.total) else 0
-        if xla_peak is None:
-            time = self._xla_peak_moment()
-            xla_peak = (time, int(self.size[self.live_at(time, "size")].sum()))
-        self.peak_time, self.peak_bytes = xla_peak
+        self._file_peak_buffers = None
+        if report is not None and report.peak_bytes is not None:
+            self.peak_time, self.peak_bytes = report.peak_time, report.peak_bytes
+            self._file_peak_buffers = report.peak_buffers
+        else:
+            self.peak_time = self._xla_peak_moment()
+            self.peak_bytes = int(self.size[self.live_at(self.peak_time)].sum())
         self._time_of = {ins.name: t for t, ins in enumerate(self.sequence)}
         self._scopes: dict[int, tuple[list[str], np.ndarray]] = {}
 
     # -- building ---------------------------------------------------------------------------
-    def _kinds(self, assignment) -> np.ndarray:
-        """parameter / output / temp / constant per value; the allocation's kind when XLA assigned one."""
+    def _kinds(self) -> np.ndarray:
+        """parameter / output / temp / constant per value, from the HLO alone."""
         entry = self.module.entry
-        live_out = {id(v) for v in self.values if v.end == self.end_time and v.instruction.opcode != "parameter"}
         codes = np.empty(len(self.values), np.int8)
         for i, v in enumerate(self.values):
-            if v.instruction.opcode == "parameter" and v.instruction.computation is entry:
+            op = v.instruction.opcode
+            if op == "parameter" and v.instruction.computation is entry:
                 kind = "parameter"
-            elif v.instruction.opcode == "constant":
+            elif op == "constant":
                 kind = "constant"
-            elif id(v) in live_out:
+            elif v.end == self.end_time:
                 kind = "output"
             else:
                 kind = "temp"
             codes[i] = KINDS.index(kind)
-        if assignment is not None:
-            row = {name: i for i, name in enumerate(self.names)}
-            for allocation in assignment.allocations:
-                kind = allocation.kind if allocation.kind in KINDS else "other"
-                for value in allocation.values:
-                    i = row.get(value.buffer_name)
-                    if i is not None:
-                        self.allocation[i], self.offset[i] = allocation.index, value.offset
-                        self.assigned_size[i] = value.size
-                        if kind != "other":
-                            codes[i] = KINDS.index(kind)
         return codes
 
+    def _assign(self, assignment) -> None:
+        """Each value's allocation, offset and size in XLA's buffer assignment; its allocation's kind."""
+        for allocation in assignment.allocations:
+            kind = allocation.kind if allocation.kind in KINDS else "other"
+            for value in allocation.values:
+                i = self._row_of.get(value.buffer_name)
+                if i is not None:
+                    self.allocation[i], self.offset[i], self.assigned_size[i] = allocation.index, value.offset, value.size
+                    if kind != "other":
+                        self.kind[i] = KINDS.index(kind)
+
     def _xla_peak_moment(self) -> int:
-        """HloLiveRange::ComputePeakMemoryMoment, sizes of whole defining instructions included."""
+        """HloLiveRange::ComputePeakMemoryMoment: a sweep over range ends that, at each point, adds
+        the values starting there before it drops those that ended just before, and keeps the first
+        point with the largest running total. It sizes each value by its whole defining
+        instruction (a tuple's index table for every element), as XLA does."""
         sweep = np.fromiter((xla_byte_size(v.instruction.shape) for v in self.values), np.int64, len(self.values))
         live = _curve(self.start, self.end, sweep, self.end_time)
         starting = np.bincount(self.start, weights=sweep, minlength=self.end_time + 1).astype(np.int64)
@@ -186,31 +199,37 @@ class MemoryProfile:
         loose = int(self.padded[rows[self.allocation[rows] < 0]].sum())
         if not len(placed):
             return loose
-        sizes = [a.size for a in self.assignment.allocations]
-        base = np.concatenate(([0], np.cumsum(sizes)))  # every allocation in one address space
-        lo = base[self.allocation[placed]] + self.offset[placed]
+        lo = self._allocation_base[self.allocation[placed]] + self.offset[placed]
         order = np.argsort(lo, kind="stable")
         lo, hi = lo[order], (lo + self.assigned_size[placed])[order]
         reach = np.concatenate(([0], np.maximum.accumulate(hi)[:-1]))
         return loose + int(np.maximum(0, hi - np.maximum(lo, reach)).sum())
 
     def peak_buffers(self) -> list[tuple[str, int]]:
-        """(name, XLA bytes) live at XLA's peak, largest first, as the live-range file lists them."""
+        """(name, XLA bytes) live at XLA's peak, largest first, as the live-range file lists them
+        (the file's own list when the profile came from one)."""
+        if self._file_peak_buffers is not None:
+            return self._file_peak_buffers
         rows = self.live_at(self.peak_time, "size")
         rows = rows[np.lexsort((self._name_rank[rows], -self.size[rows]))]
         return [(self.names[i], int(self.size[i])) for i in rows]
 
     def scope_of(self, row: int) -> str:
-        v = self.values[row]
-        return _scope(v.instruction, 99)
+        """The full name scope of a row's defining op."""
+        return _scope(self.values[row].instruction, None)
 
     def scope_totals(self, time: int, depth: int) -> list[tuple[str, int]]:
         """Padded bytes live at `time` per JAX name scope, cut to `depth` components, largest first."""
         names, ids = self._scope_ids(depth)
         rows = np.flatnonzero((self.start <= time) & (self.end >= time))
         totals = np.bincount(ids[rows], weights=self.padded[rows], minlength=len(names))
-        order = np.argsort(-totals, kind="stable")
-        return [(names[i], int(totals[i])) for i in order if totals[i] > 0]
+        present = np.flatnonzero(totals > 0)
+        order = present[np.argsort(-totals[present], kind="stable")]
+        return list(zip([names[i] for i in order.tolist()], totals[order].astype(np.int64).tolist()))
+
+    def scope_count(self, depth: int) -> int:
+        """How many scopes there are at `depth`: the most rows `scope_totals` can return."""
+        return len(self._scope_ids(depth)[0])
 
     def _scope_ids(self, depth: int) -> tuple[list[str], np.ndarray]:
         if depth not in self._scopes:
@@ -280,7 +299,7 @@ def split_scope(op_name: str) -> list[str]:
     return [p for p in parts if p]
 
 
-def _scope(ins: HloInstruction, depth: int) -> str:
+def _scope(ins: HloInstruction, depth: int | None) -> str:
     """The name scope that made a value: its op_name without the op itself, cut to `depth` parts."""
     if ins.opcode == "parameter" and ins.computation is ins.computation.module.entry:
         return ARGUMENTS_SCOPE
@@ -331,8 +350,7 @@ def _build(entry: ModuleEntry) -> MemoryProfile:
     if report is not None:
         ranges = _ranges_from_report(module, report)
         if ranges is not None:
-            peak = (report.peak_time, report.peak_bytes) if report.peak_bytes is not None else None
-            return MemoryProfile(module, ranges, source, peak, assignment)
+            return MemoryProfile(module, ranges, source, report, assignment)
     if not module.is_scheduled:
         raise _NoProfile("the module is not scheduled (no program order yet): open an after-optimizations module")
     return MemoryProfile(module, compute_live_ranges(module), SOURCE_COMPUTED, None, assignment)

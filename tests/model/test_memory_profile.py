@@ -246,6 +246,8 @@ def test_live_ranges_of_a_real_gpu_dump(corpus):
         assert {v.name: (v.start, v.end) for v in ranges.values} == report.buffers
         entry = ModuleEntry(hlo.name, hlo.name, hlo, buffer_assignment_path=_sidecar(hlo, "-buffer-assignment.txt"))
         assert memory_profile(entry).source == SOURCE_BUFFER_ASSIGNMENT
+        peak = peak_memory(entry)
+        assert (peak.bytes, peak.time, peak.buffers) == (report.peak_bytes, report.peak_time, report.peak_buffers)
 
 
 def test_memory_counters_of_profiles(corpus):

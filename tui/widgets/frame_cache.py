@@ -1,0 +1,37 @@
+"""Values Textual recomputes on every access but that only change on a resize or a restyle.
+
+`Widget.rich_style` walks the ancestors' CSS and `Widget.size` asks the compositor for the
+widget's region, each time they are read. A Line-API widget reads both for every line it
+draws and every cursor move, which made them the costliest calls of a frame.
+"""
+
+from __future__ import annotations
+
+from rich.style import Style
+from textual.geometry import Size
+
+
+class FrameCache:
+    """Mix in before the Widget class: `base_style` and `view_size`, cached."""
+
+    _base_style: Style | None = None
+    _view_size: Size | None = None
+    _view_for: Size | None = None  # the outer size `_view_size` was read at
+
+    @property
+    def base_style(self) -> Style:
+        if self._base_style is None:
+            self._base_style = self.rich_style
+        return self._base_style
+
+    @property
+    def view_size(self) -> Size:
+        """`self.size` (the content area), read again only when the outer size changed. The outer
+        size is set by the layout pass itself, before any line is drawn at the new size."""
+        if self._view_for != self._size:
+            self._view_for, self._view_size = self._size, self.size
+        return self._view_size
+
+    def notify_style_update(self) -> None:
+        self._base_style = None
+        super().notify_style_update()

@@ -1,0 +1,76 @@
+"""Bytes per JAX name scope, ranked, each line shaded in proportion: "which part of my model holds
+the memory".
+
+A Line-API list: a program-cursor move repaints only the lines whose scope or bytes changed
+(the shading is relative to a fixed scale, the profile's highest point, so one line's change
+never redraws the others).
+"""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tui.model.shapes import human_bytes
+from tui.widgets.frame_cache import FrameCache
+
+_TITLE = Style(bold=True)
+_BAR = Style(bgcolor="#1c3a5a")
+_DIM = Style(dim=True)
+
+
+class ScopeList(FrameCache, ScrollView, can_focus=False):
+    DEFAULT_CSS = """
+    ScopeList { height: 1fr; }
+    """
+
+    def __init__(self, *, id: str | None = None):
+        super().__init__(id=id)
+        self.title_text = ""
+        self.rows: list[tuple[str, int]] = []
+        self.scale = 1
+        self._strips: dict[tuple[str, int, int], Strip] = {}
+
+    def set_rows(self, title: str, rows: list[tuple[str, int]], most: int, scale: int) -> None:
+        """Show `rows` (scope, bytes) shaded against `scale` bytes; `most` is the longest list this
+        view will get (sizing for it once spares a layout pass on every update)."""
+        old, old_title = self.rows, self.title_text
+        self.title_text, self.rows = title, rows
+        if scale != self.scale:
+            self.scale = max(1, scale)
+            self._strips.clear()
+            old = []
+        if self.virtual_size.height != most + 1:
+            self.virtual_size = Size(self.view_size.width, most + 1)
+        if title != old_title:
+            self.refresh_lines(self.scroll_offset.y)
+        top = self.scroll_offset.y
+        for i in range(top, min(max(len(rows), len(old)), top + self.view_size.height)):
+            if i >= len(rows) or i >= len(old) or rows[i] != old[i]:
+                self.refresh_lines(i + 1)
+
+    def on_resize(self) -> None:
+        self.virtual_size = Size(self.view_size.width, self.virtual_size.height)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.view_size.width
+        if y == 0:
+            return Strip([Segment(self.title_text, _TITLE)]).crop(0, width).extend_cell_length(width).apply_style(
+                self.base_style)
+        index = y - 1 + self.scroll_offset.y
+        if index >= len(self.rows):
+            return Strip.blank(width, self.base_style)
+        scope, size = self.rows[index]
+        strip = self._strips.get((scope, size, width))
+        if strip is None:
+            if len(self._strips) > 4096:
+                self._strips.clear()
+            text = f"{human_bytes(size):>10} {scope}".ljust(width)[:width]
+            shaded = size * width // self.scale  # the bar: a background under the text
+            style = _DIM if scope.startswith("(") else Style()
+            segments = [Segment(text[:shaded], style + _BAR), Segment(text[shaded:], style)]
+            strip = self._strips[(scope, size, width)] = Strip(segments).apply_style(self.base_style)
+        return strip
