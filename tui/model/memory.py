@@ -111,6 +111,7 @@ class MemoryProfile:
         else:
             self.peak_time = self._xla_peak_moment()
             self.peak_bytes = int(self.size[self.live_at(self.peak_time)].sum())
+        self.allocated = self._allocated_curve() if assignment is not None else None
         self._time_of = {ins.name: t for t, ins in enumerate(self.sequence)}
         self._scopes: dict[int, tuple[list[str], np.ndarray]] = {}
 
@@ -192,17 +193,37 @@ class MemoryProfile:
     def allocated_bytes(self, time: int) -> int | None:
         """Bytes of XLA's allocations in use at `time`, memory that two live values share counted
         once (an op writing over its dying operand); None without a buffer assignment."""
-        if self.assignment is None:
+        if self.allocated is None:
             return None
+        return int(self.allocated[time]) if 0 <= time < len(self.allocated) else 0
+
+    def _allocated_curve(self) -> np.ndarray:
+        """`allocated_bytes` at every point. Two live values share bytes only where one's range
+        ends as the other's begins (XLA's heap never overlaps values it keeps apart), so the sum
+        of assigned sizes is exact except at those points, which get an exact union of intervals."""
+        placed = self.allocation >= 0
+        sizes = np.where(placed, self.assigned_size, self.padded)
+        curve = _curve(self.start, self.end, sizes, self.end_time)
+        touching: dict[tuple[int, int], list[int]] = {}
+        for i in np.flatnonzero(placed).tolist():
+            touching.setdefault((int(self.allocation[i]), int(self.end[i])), []).append(i)
+            touching.setdefault((int(self.allocation[i]), int(self.start[i])), []).append(i)
+        lo, hi = self.offset, self.offset + self.assigned_size
+        shared = {int(self.start[i]) for i in np.flatnonzero(placed).tolist()
+                  if any(j != i and lo[j] < hi[i] and lo[i] < hi[j]
+                         for j in touching[(int(self.allocation[i]), int(self.start[i]))])}
+        for time in shared:
+            curve[time] = self._union_bytes(time)
+        return curve
+
+    def _union_bytes(self, time: int) -> int:
         rows = np.flatnonzero((self.start <= time) & (self.end >= time))
         placed = rows[self.allocation[rows] >= 0]
         loose = int(self.padded[rows[self.allocation[rows] < 0]].sum())
-        if not len(placed):
-            return loose
         lo = self._allocation_base[self.allocation[placed]] + self.offset[placed]
         order = np.argsort(lo, kind="stable")
         lo, hi = lo[order], (lo + self.assigned_size[placed])[order]
-        reach = np.concatenate(([0], np.maximum.accumulate(hi)[:-1]))
+        reach = np.concatenate(([0], np.maximum.accumulate(hi)[:-1])) if len(hi) else hi
         return loose + int(np.maximum(0, hi - np.maximum(lo, reach)).sum())
 
     def peak_buffers(self) -> list[tuple[str, int]]:

@@ -97,13 +97,12 @@ class BufferTable(FrameCache, ScrollView, can_focus=True, inherit_bindings=False
         lines = np.flatnonzero(changed)
         if len(lines) > height // 2:
             self.refresh()
-            return
-        for line in lines.tolist():
-            self.refresh_lines(top + line + 1)
+        else:
+            self.refresh_view_lines(line + 1 for line in lines.tolist())
 
     def set_sorted_by(self, column: str) -> None:
         self.sorted_by = column
-        self.refresh_lines(self.scroll_offset.y)
+        self.refresh_view_lines([0])
 
     @property
     def current(self) -> int | None:
@@ -138,8 +137,8 @@ class BufferTable(FrameCache, ScrollView, can_focus=True, inherit_bindings=False
         old = self.cursor
         self.cursor = index
         if not self._scroll_to_cursor():
-            self.refresh_lines(old + 1)
-            self.refresh_lines(index + 1)
+            top = self.scroll_offset.y
+            self.refresh_view_lines({old - top + 1, index - top + 1})
         if announce and self.current is not None:
             self.post_message(self.Highlighted(self.current))
 
@@ -156,10 +155,10 @@ class BufferTable(FrameCache, ScrollView, can_focus=True, inherit_bindings=False
         return True
 
     def on_focus(self) -> None:
-        self.refresh_lines(self.cursor + 1)  # the cursor row's mark depends on focus
+        self.refresh_view_lines([self.cursor - self.scroll_offset.y + 1])  # its mark depends on focus
 
     def on_blur(self) -> None:
-        self.refresh_lines(self.cursor + 1)
+        self.refresh_view_lines([self.cursor - self.scroll_offset.y + 1])
 
     def on_resize(self) -> None:
         self._size_for_rows()

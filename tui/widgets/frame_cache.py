@@ -8,11 +8,12 @@ draws and every cursor move, which made them the costliest calls of a frame.
 from __future__ import annotations
 
 from rich.style import Style
-from textual.geometry import Size
+from textual.geometry import Region, Size
 
 
 class FrameCache:
-    """Mix in before the Widget class: `base_style` and `view_size`, cached."""
+    """Mix in before the Widget class: `base_style` and `view_size`, cached, and line repaints
+    that do not ask for them again."""
 
     _base_style: Style | None = None
     _view_size: Size | None = None
@@ -31,6 +32,19 @@ class FrameCache:
         if self._view_for != self._size:
             self._view_for, self._view_size = self._size, self.size
         return self._view_size
+
+    def refresh_view_lines(self, lines) -> None:
+        """Repaint these lines of the view (screen lines, not virtual ones), one region per run."""
+        width, run = self.view_size.width, None
+        for y in sorted(lines):
+            if run is not None and y == run[0] + run[1]:
+                run[1] += 1
+                continue
+            if run is not None:
+                self.refresh(Region(0, run[0], width, run[1]))
+            run = [y, 1]
+        if run is not None:
+            self.refresh(Region(0, run[0], width, run[1]))
 
     def notify_style_update(self) -> None:
         self._base_style = None

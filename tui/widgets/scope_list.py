@@ -45,12 +45,12 @@ class ScopeList(FrameCache, ScrollView, can_focus=False):
             old = []
         if self.virtual_size.height != most + 1:
             self.virtual_size = Size(self.view_size.width, most + 1)
-        if title != old_title:
-            self.refresh_lines(self.scroll_offset.y)
         top = self.scroll_offset.y
-        for i in range(top, min(max(len(rows), len(old)), top + self.view_size.height)):
+        lines = [0] if title != old_title else []
+        for i in range(top, min(max(len(rows), len(old)), top + self.view_size.height - 1)):
             if i >= len(rows) or i >= len(old) or rows[i] != old[i]:
-                self.refresh_lines(i + 1)
+                lines.append(i - top + 1)
+        self.refresh_view_lines(lines)
 
     def on_resize(self) -> None:
         self.virtual_size = Size(self.view_size.width, self.virtual_size.height)
@@ -68,9 +68,12 @@ class ScopeList(FrameCache, ScrollView, can_focus=False):
         if strip is None:
             if len(self._strips) > 4096:
                 self._strips.clear()
-            text = f"{human_bytes(size):>10} {scope}".ljust(width)[:width]
-            shaded = size * width // self.scale  # the bar: a background under the text
             style = _DIM if scope.startswith("(") else Style()
+            room, shown = width - 11, scope
+            if len(scope) > room > 1:  # the end of a scope tells scopes apart: keep it
+                shown = "…" + scope[len(scope) - room + 1:]
+            text = f"{human_bytes(size):>10} {shown}".ljust(width)[:width]
+            shaded = size * width // self.scale  # the bar: a background under the text
             segments = [Segment(text[:shaded], style + _BAR), Segment(text[shaded:], style)]
             strip = self._strips[(scope, size, width)] = Strip(segments).apply_style(self.base_style)
         return strip
