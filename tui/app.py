@@ -45,6 +45,7 @@ class XlaTuiApp(App):
     workspace: var[Workspace | None] = var(None, always_update=True)
     selection: var[Selection] = var(Selection())
     status: var[str] = var("Starting")
+    show_error_banner: var[bool] = var(True)  # a failed script's error, until clicked away
 
     def __init__(self, *paths: str | os.PathLike, main: str | None = None, workspace: Workspace | None = None):
         super().__init__()
@@ -87,8 +88,6 @@ class XlaTuiApp(App):
         self.workspace = ws
         if ws.warnings:
             self.notify(f"{len(ws.warnings)} warning(s): {ws.warnings[0]}", severity="warning", timeout=6)
-        if ws.capture and ws.capture.get("error"):
-            self.notify(f"The script raised: {ws.capture['error'].strip().splitlines()[-1]}", severity="error", timeout=10)
 
     # -- actions --------------------------------------------------------------
     def action_help(self) -> None:

@@ -38,8 +38,22 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also load this profile (xplane.pb, trace JSON or logdir) beside TARGET")
     p.add_argument("--save", metavar="DIR", help="script TARGET: keep the capture in DIR (reopen with `xla-tui DIR`)")
     p.add_argument("--no-profile", action="store_true", help="script TARGET: do not run the profiler")
+    p.add_argument("--profile-seconds", metavar="S", type=_positive_seconds,
+                   help="script TARGET: stop the profiler S seconds after JAX starts (keeps long runs' traces small)")
+    p.add_argument("--profile-python", action="store_true",
+                   help="script TARGET: also trace Python function calls (the script runs about 2x slower)")
     p.add_argument("--version", action="version", version="xla-tui 0.1.0")
     return p
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, got {text!r}")
+    return seconds
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,15 +61,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.json and not args.summary:
         print("xla-tui: --json only goes with --summary", file=sys.stderr)
         return 2
-    # XLA's C++ logging would write over the UI and the summary; the user's script keeps its own.
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
     from tui.model.errors import InputError
 
+    capture = None
     try:
-        paths, capture_status = _resolve_target(args)
+        capture = _capture(args)  # first: the script runs with the user's environment as it is
+        # XLA's C++ logging would write over the UI and the summary.
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+        paths = ([str(capture.folder)] if capture else [args.target]) + args.profile
         if args.summary:
-            return _print_summary(paths, args, capture_status)
+            return _print_summary(paths, args, capture.exit_status if capture else None)
         from tui.app import XlaTuiApp
 
         app = XlaTuiApp(*paths, main=args.main)
@@ -68,28 +84,47 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    finally:
+        if capture is not None:
+            capture.cleanup()
+            if not capture.temporary:
+                print(f"xla-tui: the capture is saved in {capture.folder}; reopen it with `xla-tui {capture.folder}`",
+                      file=sys.stderr)
 
 
-def _resolve_target(args) -> tuple[list[str], int | None]:
-    """The paths to open; a script target is captured first (its exit status is returned)."""
+def _exit_cleanly_on_hangup() -> None:
+    """SIGTERM and SIGHUP (a closed SSH session) end us by SystemExit instead of on the spot,
+    so that `finally` removes a temporary capture."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, lambda number, frame: sys.exit(128 + number))
+
+
+def _capture(args):
+    """Run a script TARGET and return its CaptureResult; None for any other TARGET."""
     from pathlib import Path
 
     from tui.model.errors import InputError
 
     target = Path(args.target)
     if target.suffix == ".py":
-        if not target.is_file():
-            raise InputError(target, "no such script")
         from tui.model.capture import capture_script
 
-        result = capture_script(target, args.script_args, save_to=args.save, profile=not args.no_profile)
-        return [str(result.folder)] + args.profile, result.exit_status
+        _exit_cleanly_on_hangup()
+        return capture_script(target, args.script_args, save_to=args.save, profile=not args.no_profile,
+                              profile_python=args.profile_python, profile_seconds=args.profile_seconds)
     if args.script_args:
         raise InputError(target, f"is not a script, so it takes no arguments (got {' '.join(args.script_args)!r}); "
                                  "options go before TARGET")
-    if args.save or args.no_profile:
-        raise InputError(target, "--save and --no-profile apply to a script TARGET only")
-    return [args.target] + args.profile, None
+    script_only = [flag for flag, given in (("--save", args.save), ("--no-profile", args.no_profile),
+                                            ("--profile-seconds", args.profile_seconds),
+                                            ("--profile-python", args.profile_python)) if given]
+    if script_only:
+        raise InputError(target, f"{', '.join(script_only)}: only for a script TARGET")
+    return None
 
 
 def _print_summary(paths: list[str], args, capture_status: int | None) -> int:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.model.errors import InputError
+from tui.model.main_module import is_helper
 
 # `prefix.` is a timestamp (--xla_dump_include_timestamp) or a computation name; lazy, so a
 # module name that itself contains "module_" does not move the split.
@@ -102,8 +103,8 @@ def scan_dump(path: str | os.PathLike, main: str | None = None) -> DumpFolder:
     """Group a dump folder's files per module and pick the main module.
 
     `main` selects by module name, label (`module_0030.jit_loss`) or number; among several
-    matches, and by default among all modules, the one with the largest optimized HLO wins
-    (the latest compile on a tie).
+    matches, and by default among all modules but JAX's helpers (`jit__normal`, see
+    main_module), the one with the largest optimized HLO wins (the latest compile on a tie).
     """
     folder = Path(path)
     try:
@@ -221,8 +222,9 @@ def _merge_unnamed(
 
 
 def _pick_main(folder: Path, modules: list[DumpModule], main: str | None) -> DumpModule | None:
-    candidates = modules
-    if main is not None:
+    if main is None:  # JAX's helper modules step aside unless asked for by name
+        candidates = [m for m in modules if not is_helper(m.name)] or modules
+    else:
         candidates = [m for m in modules if _matches(m, main)]
         if not candidates:
             shown = ", ".join(m.label for m in modules[:5]) + (", ..." if len(modules) > 5 else "")

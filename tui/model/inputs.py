@@ -6,17 +6,17 @@ capture, profile file or logdir) so the CLI, the app and `--summary` agree.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Callable
 
+from tui.model.capture_manifest import CAPTURE_MANIFEST, read_manifest
 from tui.model.errors import InputError
-from tui.model.workspace import ModuleEntry, Workspace, read_text
+from tui.model.main_module import module_runs, pick_main
+from tui.model.workspace import ModuleEntry, Workspace
 
 Progress = Callable[[str], None]
 
-CAPTURE_MANIFEST = "xla-tui-capture.json"
 TRACE_SUFFIXES = (".xplane.pb", ".trace.json", ".trace.json.gz", ".json", ".json.gz")
 HLO_TEXT_SUFFIXES = (".hlo", ".txt", ".hlotxt", ".mlir.hlo")
 
@@ -78,16 +78,10 @@ def load_workspace(paths: list[str | os.PathLike], main: str | None = None, prog
         if kind == "script":
             raise InputError(path, "is a Python script: run `xla-tui script.py` to capture it (handled by the CLI)")
         if kind == "capture":
-            capture = json.loads(read_text(path / CAPTURE_MANIFEST, what="a capture manifest"))
-            dump = path / capture.get("dump", "dump")
-            if dump.is_dir():
-                modules += _dump_modules(dump, warnings)
-            for extra in capture.get("compiled", []):
-                for entry in modules:
-                    if entry.name == extra.get("module"):
-                        entry.compiled_stats = extra
-            profile = path / capture.get("profile", "profile")
-            if profile.is_dir() and _find_profile_files(profile):
+            capture = read_manifest(path)
+            modules += _capture_modules(path, capture, warnings)
+            profile = path / capture["profile"] if capture.get("profile") else None
+            if profile is not None and profile.is_dir() and _find_profile_files(profile):
                 traces.append(profile)
         elif kind == "dump":
             modules += _dump_modules(path, warnings)
@@ -101,9 +95,6 @@ def load_workspace(paths: list[str | os.PathLike], main: str | None = None, prog
         else:
             modules.append(_file_module(path))
 
-    main_entry = _pick_main(modules, main) if modules else None
-    if main is not None and main_entry is None and modules:
-        raise InputError(paths[0], f"no module matches --main {main!r} (have: {', '.join(m.label for m in modules[:8])}...)")
     trace = None
     if traces:
         from tui.model.trace import load_trace
@@ -113,6 +104,9 @@ def load_workspace(paths: list[str | os.PathLike], main: str | None = None, prog
         if len(traces) > 1:
             warnings.append(f"only the first profile was loaded ({traces[0]}); {len(traces) - 1} more ignored")
         warnings.extend(trace.warnings)
+    main_entry = _pick_main(modules, main, trace) if modules else None
+    if main is not None and main_entry is None and modules:
+        raise InputError(paths[0], f"no module matches --main {main!r} (have: {', '.join(m.label for m in modules[:8])}...)")
     ws = Workspace(modules, main_entry, trace, [str(p) for p in paths])
     ws.warnings.extend(warnings)
     ws.capture = capture
@@ -167,11 +161,32 @@ def _dump_modules(folder: Path, warnings: list[str]) -> list[ModuleEntry]:
     return entries
 
 
-def _pick_main(modules: list[ModuleEntry], wanted: str | None) -> ModuleEntry | None:
+def _capture_modules(folder: Path, capture: dict, warnings: list[str]) -> list[ModuleEntry]:
+    """The modules of a saved capture, with the compiled figures it kept for them."""
+    from tui.model.dump import is_dump_folder
+
+    if capture.get("profile_note"):
+        warnings.append(capture["profile_note"])
+    dump = folder / capture["dump"]
+    if not is_dump_folder(dump):
+        return []
+    modules = _dump_modules(dump, warnings)
+    for stats in capture.get("compiled", []):
+        entry = next((m for m in modules if m.label == stats.get("module")), None)
+        entry = entry or next((m for m in modules if m.name == stats.get("module")), None)
+        if entry is not None:
+            entry.compiled_stats = stats
+    return modules
+
+
+def _pick_main(modules: list[ModuleEntry], wanted: str | None, trace) -> ModuleEntry | None:
+    """`--main` when given; else the module that ran most in the profile, else the largest,
+    JAX's helper modules aside (see main_module)."""
     if wanted is not None:
         for entry in modules:
             if wanted in (entry.label, entry.name) or entry.label.startswith(wanted) or entry.label.endswith("." + wanted):
                 return entry
         return None
     after = [m for m in modules if m.stage != "before optimizations"] or modules
-    return max(after, key=lambda m: m.size)
+    runs = module_runs(trace, [m.name for m in after]) if trace is not None and len(after) > 1 else None
+    return pick_main(after, name=lambda m: m.name, size=lambda m: m.size, runs=runs)

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import textwrap
+
+from tui.model.capture_manifest import error_tail
 from tui.model.errors import InputError
 from tui.model.shapes import human_bytes
 from tui.model.workspace import Workspace
+
+
+CAPTURE_KEYS = ("kind", "script", "args", "exit_status", "seconds", "capture_seconds", "error", "profile_note", "started")
 
 
 def summarize(ws: Workspace) -> dict:
@@ -39,7 +45,7 @@ def summarize(ws: Workspace) -> dict:
         "errors": errors,
     }
     if ws.capture is not None:
-        out["capture"] = ws.capture
+        out["capture"] = {key: ws.capture.get(key) for key in CAPTURE_KEYS} | {"files": len(ws.capture.get("files", []))}
     return out
 
 
@@ -47,10 +53,14 @@ def format_summary(summary: dict) -> str:
     lines = []
     capture = summary.get("capture")
     if capture:
-        lines.append(f"script: {capture.get('script')} {' '.join(capture.get('args', []))}".rstrip())
-        lines.append(f"  exit status {capture.get('exit_status')}, ran {capture.get('seconds', 0):.1f} s")
-        if capture.get("error"):
-            lines.append(f"  error: {capture['error'].strip().splitlines()[-1]}")
+        args = " ".join(capture["args"] or [])
+        lines.append(f"{capture['kind'] or 'script'}: {capture['script']} {textwrap.shorten(args, 100)}".rstrip())
+        lines.append(f"  exit status {capture['exit_status']}, ran {capture['seconds'] or 0:.1f} s "
+                     f"(capture {capture['capture_seconds'] or 0:.1f} s), {capture['files']} files")
+        tail = error_tail(capture)
+        if tail:
+            lines.append("  error:")
+            lines.extend(f"    {line}" for line in textwrap.dedent(tail).splitlines())
     lines.append(f"main module: {summary['main_module'] or '(none)'}")
     if summary["modules"]:
         lines.append(f"modules ({len(summary['modules'])}):")

@@ -7,6 +7,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from tui.model.workspace import Selection, Workspace
+from tui.widgets.error_banner import ErrorBanner
 from tui.widgets.status_bar import StatusBar
 
 
@@ -20,6 +21,7 @@ class WorkspaceScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield StatusBar(self.pane_title)
+        yield ErrorBanner()
         yield from self.body()
         yield Footer()
 

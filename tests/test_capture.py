@@ -1,0 +1,422 @@
+"""`xla-tui script.py` and `tui.capture(fn, *args)`: real scripts and functions, captured and reopened.
+
+The examples run once each through the CLI (module fixture, saved with --save); the tests then
+check what XLA and the profiler left against the manifest, the summary and the app.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from conftest import REPO, screen_text
+
+from tui.model.capture_manifest import CAPTURE_MANIFEST
+
+# A script in the way users write them: it REPLACES XLA_FLAGS before importing JAX (so the
+# dump flags must come back at backend start), uses jax.random (whose `jit__normal` module is
+# larger than the step), and raises after the step ran.
+RAISING_SCRIPT = textwrap.dedent(
+    """
+    import os, sys
+    os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
+    import jax, jax.numpy as jnp
+
+    print("argv", sys.argv[1:], "name", __name__, "devices", jax.device_count(), flush=True)
+
+    @jax.jit
+    def step(x):
+        return jnp.tanh(x @ x.T).sum()
+
+    x = jax.random.normal(jax.random.key(0), (64, 64))
+    for _ in range(3):
+        step(x).block_until_ready()
+
+    def check(value):
+        raise ValueError(f"loss diverged at {value}")
+
+    check(3)
+    """
+)
+
+LOOPING_SCRIPT = textwrap.dedent(
+    """
+    import jax, jax.numpy as jnp
+    f = jax.jit(lambda x: jnp.cos(x) * 2)
+    x = jnp.ones(100)
+    for i in range(10**9):
+        x = f(x).block_until_ready()
+        if i == 3:
+            print("running", flush=True)
+    """
+)
+
+
+def xla_tui(*args: str, cwd: Path = REPO, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tui", *args], capture_output=True, text=True, cwd=cwd,
+                          env=env or dict(os.environ), timeout=300)
+
+
+@pytest.fixture(scope="module")
+def captures(tmp_path_factory) -> dict[str, tuple[Path, subprocess.CompletedProcess]]:
+    """name -> (saved capture folder, the CLI run that made it with --summary --json)."""
+    root = tmp_path_factory.mktemp("captures")
+    (root / "raising.py").write_text(RAISING_SCRIPT)
+    runs = {
+        "transformer": ("examples/transformer.py",),
+        "sharded": ("examples/sharded.py",),
+        "mlp": ("examples/mlp.py",),
+        "raising": (str(root / "raising.py"), "--lr", "0.1"),
+    }
+
+    def capture(name: str) -> tuple[Path, subprocess.CompletedProcess]:
+        script, *args = runs[name]
+        return root / name, xla_tui("--summary", "--json", "--save", str(root / name), script, *args)
+
+    with ThreadPoolExecutor(2) as pool:  # CI has two cores
+        return dict(zip(runs, pool.map(capture, runs)))
+
+
+def summary_of(run: subprocess.CompletedProcess) -> dict:
+    """The JSON summary on stdout, after what the script itself printed."""
+    start = run.stdout.index("\n{\n") + 1 if not run.stdout.startswith("{") else 0
+    return json.loads(run.stdout[start:])
+
+
+def manifest_of(folder: Path) -> dict:
+    return json.loads((folder / CAPTURE_MANIFEST).read_text())
+
+
+def test_transformer_capture_opens_on_the_train_step_with_its_profile(captures):
+    folder, run = captures["transformer"]
+    assert run.returncode == 0, run.stderr
+    assert "step 7: loss" in run.stdout  # the script's own output passes through
+    summary = summary_of(run)
+    assert summary["main_module"].endswith(".jit_train_step")
+    names = {m["name"] for m in summary["modules"]}
+    assert {"jit_train_step", "jit_broadcast_in_dim", "jit_convert_element_type"} <= names  # helpers stay listed
+    main = next(m for m in summary["modules"] if m["label"] == summary["main_module"])
+    assert main["instructions"] > 1000 and main["peak_memory_source"] == "XLA live-range file"
+    assert summary["trace"]["events"] > 1000
+    assert summary["capture"]["exit_status"] == 0 and summary["capture"]["error"] is None
+
+    # The profile holds the train step's own ops, tagged by XLA with the module's name and number,
+    # over its 8 steps.
+    tagged = module_op_args(folder, "jit_train_step")
+    number = int(summary["main_module"].split(".")[0].removeprefix("module_"))
+    assert {args["program_id"] for args in tagged} == {number}
+    assert len({args["run_id"] for args in tagged}) == 8
+
+
+def test_manifest_lists_the_run_and_every_file(captures):
+    folder, _ = captures["raising"]
+    manifest = manifest_of(folder)
+    assert manifest["kind"] == "script" and manifest["script"].endswith("raising.py")
+    assert manifest["args"] == ["--lr", "0.1"] and manifest["exit_status"] == 1 and manifest["seconds"] > 0
+    assert manifest["cwd"] == str(REPO)
+    on_disk = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and p.name != CAPTURE_MANIFEST)
+    assert manifest["files"] == on_disk
+    assert any(f.endswith("jit_step.cpu_after_optimizations-live-range.txt") for f in manifest["files"])
+    assert any(f.endswith("jit_step.cpu_after_optimizations-buffer-assignment.txt") for f in manifest["files"])
+    assert any(f.endswith(".xplane.pb") for f in manifest["files"])
+    assert "--xla_dump_to=" in manifest["xla_flags"]
+
+
+def test_a_script_that_replaces_xla_flags_and_raises(captures):
+    folder, run = captures["raising"]
+    assert run.returncode == 1
+    # the script ran as `python raising.py --lr 0.1`, with its own XLA flag in force
+    assert "argv ['--lr', '0.1'] name __main__ devices 4" in run.stdout
+    traceback, saved = run.stderr.rstrip().rsplit("\n", 1)
+    assert traceback.startswith("Traceback (most recent call last):\n  File ")  # as Python prints it,
+    assert traceback.endswith("\nValueError: loss diverged at 3")
+    assert "capture_child" not in traceback and "runpy" not in traceback  # from the script's frames on
+    assert saved == f"xla-tui: the capture is saved in {folder}; reopen it with `xla-tui {folder}`"
+    summary = summary_of(run)
+    assert summary["capture"]["error"].rstrip().endswith("ValueError: loss diverged at 3")
+    # ...and our dump flags too: what it compiled before raising is there, its step the main module
+    # although jax.random's module is larger
+    modules = {m["name"]: m for m in summary["modules"]}
+    assert summary["main_module"].endswith(".jit_step")
+    assert modules["jit__normal"]["instructions"] > modules["jit_step"]["instructions"]
+
+    text = xla_tui("--summary", str(folder))  # reopened from the saved folder
+    assert text.returncode == 0, text.stderr
+    assert "exit status 1" in text.stdout and "ValueError: loss diverged at 3" in text.stdout
+    assert "main module: " + summary["main_module"] in text.stdout
+
+
+def test_multi_device_example(captures):
+    folder, run = captures["sharded"]
+    assert run.returncode == 0, run.stderr
+    summary = summary_of(run)
+    assert summary["main_module"].endswith(".jit_train_step")
+    hlo = next((folder / "dump").glob("*jit_train_step.cpu_after_optimizations.txt")).read_text()
+    assert "num_partitions=8" in hlo and "all-reduce" in hlo
+    # the step's ops ran on each of the 8 host devices
+    assert {args["device_ordinal"] for args in module_op_args(folder, "jit_train_step")} == set(range(8))
+
+
+def module_op_args(folder: Path | str, module: str) -> list[dict]:
+    """The args of every profiled op that XLA tagged with `module`."""
+    from tui.model.trace import load_trace
+
+    trace = load_trace(Path(folder) / manifest_of(Path(folder))["profile"])
+    found = []
+    for track in trace.tracks:
+        for i in range(track.count):
+            args = track.event_args(i)
+            if args.get("hlo_module") == module:
+                found.append(args)
+    return found
+
+
+def test_mlp_example_and_reopening_a_saved_capture(captures):
+    folder, run = captures["mlp"]
+    assert run.returncode == 0, run.stderr
+    first = summary_of(run)
+    again = xla_tui("--summary", "--json", str(folder))
+    assert again.returncode == 0, again.stderr
+    reopened = json.loads(again.stdout)
+    assert reopened["main_module"] == first["main_module"] and first["main_module"].endswith(".jit_train_step")
+    assert reopened["modules"] == first["modules"] and reopened["trace"] == first["trace"]
+
+
+def test_temporary_capture_is_removed_and_no_profile_means_no_trace(tmp_path):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    script = tmp_path / "tiny.py"
+    script.write_text("import jax, jax.numpy as jnp\nprint(jax.jit(lambda x: x * 2)(jnp.ones(3)))\n")
+    run = xla_tui("--summary", "--json", "--no-profile", str(script), env=dict(os.environ, TMPDIR=str(tmp)))
+    assert run.returncode == 0, run.stderr
+    summary = summary_of(run)
+    assert summary["trace"] is None and summary["main_module"].endswith(".jit__lambda")
+    assert list(tmp.iterdir()) == []  # the temporary capture folder is gone
+
+
+@pytest.mark.parametrize("manifest, problem", [("{", "bad JSON"), ('{"script": "x.py"}', "needs the keys")])
+def test_a_broken_manifest_is_one_clear_line(tmp_path, manifest, problem):
+    (tmp_path / CAPTURE_MANIFEST).write_text(manifest)
+    run = xla_tui("--summary", str(tmp_path))
+    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+    assert run.stderr.startswith(f"xla-tui: {tmp_path / CAPTURE_MANIFEST}: ") and problem in run.stderr
+
+
+def test_profile_seconds_stops_the_profiler_early(tmp_path):
+    script = tmp_path / "slow.py"
+    script.write_text("import time, jax, jax.numpy as jnp\n"
+                      "f = jax.jit(lambda x: x * 2)\n"
+                      "f(jnp.ones(3)).block_until_ready()\n"
+                      "time.sleep(3)\n"
+                      "f(jnp.ones(3)).block_until_ready()\n")
+    run = xla_tui("--summary", "--json", "--profile-seconds", "0.2", str(script))
+    assert run.returncode == 0, run.stderr
+    summary = json.loads(run.stdout)
+    assert "--profile-seconds" in summary["capture"]["profile_note"]
+    assert summary["trace"]["events"] > 0 and summary["trace"]["span_us"] / 1e6 < summary["capture"]["seconds"] - 1
+
+
+def test_sigterm_ends_the_script_and_removes_the_temporary_capture(tmp_path):
+    """A closed SSH session or `kill` must not leave a capture in /tmp, nor the script running."""
+    script = tmp_path / "sleepy.py"
+    script.write_text("import os, time, jax, jax.numpy as jnp\n"
+                      "jax.jit(lambda x: x + 1)(jnp.ones(2))\n"
+                      "print(os.getpid(), flush=True)\n"
+                      "time.sleep(600)\n")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    child = subprocess.Popen([sys.executable, "-m", "tui", "--summary", str(script)], cwd=REPO, text=True,
+                             stdout=subprocess.PIPE, env=dict(os.environ, TMPDIR=str(tmp)))
+    try:
+        script_pid = int(child.stdout.readline())
+        assert len(list(tmp.iterdir())) == 1
+        child.terminate()
+        assert child.wait(timeout=60) == 128 + signal.SIGTERM
+    finally:
+        child.kill()
+    assert list(tmp.iterdir()) == []
+    with pytest.raises(ProcessLookupError):
+        os.kill(script_pid, 0)
+
+
+def test_save_refuses_a_folder_with_files(tmp_path):
+    (tmp_path / "keep.txt").write_text("mine")
+    run = xla_tui("--summary", "--save", str(tmp_path), "examples/mlp.py")
+    assert run.returncode == 2 and run.stderr.count("\n") == 1 and "--save needs a new folder" in run.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
+
+
+def test_ctrl_c_stops_the_script_and_keeps_what_it_compiled(tmp_path):
+    script = tmp_path / "loop.py"
+    script.write_text(LOOPING_SCRIPT)
+    child = subprocess.Popen([sys.executable, "-m", "tui", "--summary", "--json", "--save", str(tmp_path / "cap"), str(script)],
+                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert child.stdout.readline().strip() == "running"
+        time.sleep(0.3)
+        os.killpg(child.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
+        out, err = child.communicate(timeout=120)
+    finally:
+        child.kill()
+    assert child.returncode == 1, err
+    summary = json.loads(out)
+    assert summary["capture"]["exit_status"] == 130 and "KeyboardInterrupt" in summary["capture"]["error"]
+    assert summary["main_module"].endswith(".jit__lambda") and summary["trace"]["events"] > 0
+
+
+def test_import_tui_stays_light():
+    probe = "import sys, tui; print(callable(tui.explore), 'jax' in sys.modules, 'textual' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["True", "False", "False"], out.stderr
+
+
+# --- the Python API ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def transformer_inputs():
+    sys.path.insert(0, str(REPO / "examples"))
+    import numpy as np
+    import transformer
+
+    rng = np.random.default_rng(0)
+    params = transformer.init_params(rng, layers=2)
+    return transformer, (params, *transformer.make_batch(rng))
+
+
+def test_capture_a_jitted_function_with_profile(transformer_inputs):
+    import jax
+
+    import tui
+
+    transformer, args = transformer_inputs
+    ws = tui.capture(transformer.train_step, *args, profile=2)
+    assert ws.main.name == "jit_train_step" and ws.main.stage == "after optimizations"
+    assert ws.main.load().instruction_count > 1000
+    # XLA's own analyses are kept, equal to what JAX reports for the same compile
+    compiled = transformer.train_step.lower(*args).compile()
+    memory = compiled.memory_analysis()
+    stats = ws.main.compiled_stats
+    assert stats["memory_analysis"]["temp_size_in_bytes"] == memory.temp_size_in_bytes
+    assert stats["cost_analysis"]["flops"] == compiled.cost_analysis()["flops"]
+    assert ws.main.live_range_path is not None and ws.main.buffer_assignment_path is not None
+    # two profiled runs of this very compile
+    tagged = module_op_args(ws.sources[0], "jit_train_step")
+    assert {args["program_id"] for args in tagged} == {int(ws.main.label.split(".")[0].removeprefix("module_"))}
+    assert len({args["run_id"] for args in tagged}) == 2
+    # train_step donates its params: the caller's arrays must survive
+    assert not any(leaf.is_deleted() for leaf in jax.tree.leaves(args))
+    assert ws.capture["kind"] == "function" and ws.capture["script"] == "jit_train_step"
+
+
+def test_capture_plain_lowered_and_compiled(tmp_path):
+    import jax
+    import jax.numpy as jnp
+
+    import tui
+
+    def scaled_tanh(x, scale=2.0):
+        return jnp.tanh(x) * scale
+
+    x = jnp.ones((16, 16))
+    plain = tui.capture(scaled_tanh, x, save_to=tmp_path / "plain")
+    assert plain.main.name == "jit_scaled_tanh" and plain.trace is None
+    assert (tmp_path / "plain" / CAPTURE_MANIFEST).is_file()  # saved: reopen with `xla-tui DIR`
+
+    lowered = jax.jit(scaled_tanh).lower(x)
+    from_lowered = tui.capture(lowered, x, profile=True)
+    assert from_lowered.main.name == "jit_scaled_tanh" and from_lowered.main.other_stage_path is not None
+    assert from_lowered.trace is not None and from_lowered.trace.event_count > 0
+
+    compiled = lowered.compile()
+    from_compiled = tui.capture(compiled)
+    assert from_compiled.main.load().instruction_count == from_lowered.main.load().instruction_count
+    assert from_compiled.main.compiled_stats["memory_analysis"]["output_size_in_bytes"] == 16 * 16 * 4
+
+
+def test_explore_opens_the_app_on_the_captured_function(monkeypatch):
+    import jax.numpy as jnp
+
+    import tui
+
+    opened = []
+
+    class App:  # records what the real XlaTuiApp would be given, and returns at once
+        def __init__(self, *paths, workspace=None, **options):
+            opened.append(workspace)
+
+        def run(self):
+            pass
+
+    monkeypatch.setattr("tui.app.XlaTuiApp", App)
+    tui.explore(lambda x: jnp.sin(x) @ x, jnp.ones((8, 8)), profile=True)
+    (ws,) = opened
+    assert ws.main.name == "jit__lambda" and ws.trace is not None and ws.main.compiled_stats["cost_analysis"]["flops"] > 0
+
+
+def test_capture_folder_lives_as_long_as_the_workspace():
+    import gc
+
+    import jax.numpy as jnp
+
+    import tui
+
+    ws = tui.capture(lambda x: x + 1, jnp.ones(4))
+    folder = Path(ws.sources[0])
+    assert folder.is_dir()
+    del ws
+    gc.collect()
+    assert not folder.exists()
+
+
+# --- the app ------------------------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def app_on(folder: Path):
+    """The app on a capture folder, loaded."""
+    from tui.app import XlaTuiApp
+
+    app = XlaTuiApp(folder)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        yield app, pilot
+
+
+async def test_app_opens_a_capture_on_the_train_step_with_its_profile(captures):
+    from tui.widgets.error_banner import ErrorBanner
+
+    async with app_on(captures["transformer"][0]) as (app, pilot):
+        ws = app.workspace
+        assert ws.main.name == "jit_train_step" and app.selection.module == ws.main.label
+        assert ws.trace is not None and ws.trace.event_count > 1000
+        assert not app.screen.query_one(ErrorBanner).has_class("-shown")
+        assert "jit_train_step" in screen_text(app)
+        await pilot.press("4")
+        await pilot.pause()
+        assert "/host:CPU" in screen_text(app)  # the profile's tracks
+
+
+async def test_app_shows_the_scripts_error_until_clicked(captures):
+    from tui.widgets.error_banner import ErrorBanner
+
+    async with app_on(captures["raising"][0]) as (app, pilot):
+        banner = app.screen.query_one(ErrorBanner)
+        assert banner.has_class("-shown") and "ValueError: loss diverged at 3" in str(banner.render())
+        assert app.workspace.main.name == "jit_step"
+        await pilot.click(ErrorBanner)
+        await pilot.pause()
+        assert not banner.has_class("-shown")
+        await pilot.press("2")
+        await pilot.pause()
+        assert not app.screen.query_one(ErrorBanner).has_class("-shown")

@@ -1,0 +1,161 @@
+"""`xla-tui script.py`: run a script in a child Python with XLA's dumps and the profiler on.
+
+XLA reads `XLA_FLAGS` once per process, when JAX starts its backend, so the script runs in a
+child interpreter of its own (see capture_child.py) with our dump flags appended to the
+user's. Its output passes through live; the capture folder it leaves (dump, profile and a
+manifest) opens like any saved capture. Ctrl-C stops the script, not us: what it compiled
+until then still opens.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from tui.model.capture_manifest import write_manifest
+from tui.model.errors import InputError
+
+# Text is what we read. Protos add nothing we show; XLA CPU writes its LLVM IR and object files
+# with any dump, and no flag turns those off without turning off the HLO too.
+DUMP_FLAGS = "--xla_dump_hlo_as_text"
+CHILD_RESULT = ".child-result.json"
+
+_CHILD_PROGRAM = (
+    "import runpy, sys\n"
+    "child = runpy.run_path(sys.argv[1], run_name='xla_tui_capture_child')\n"
+    "sys.exit(child['main'](*sys.argv[2:4], sys.argv[4:]))\n"
+)
+
+
+@dataclass
+class CaptureResult:
+    folder: Path
+    exit_status: int
+    temporary: bool  # made by us; `cleanup()` removes it
+    manifest: dict
+
+    def cleanup(self) -> None:
+        if self.temporary:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def capture_folder(save_to: str | os.PathLike | None) -> tuple[Path, bool]:
+    """(folder, temporary): `save_to` (new or empty, created here) or a fresh temporary folder."""
+    if save_to is None:
+        return Path(tempfile.mkdtemp(prefix="xla-tui-capture-")), True
+    folder = Path(save_to)
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise InputError(folder, "already exists and is not an empty folder; --save needs a new folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(folder, f"cannot create the capture folder: {e.strerror or e}") from None
+    return folder, False
+
+
+def dump_flags(dump: Path) -> str:
+    return f"--xla_dump_to={dump} {DUMP_FLAGS}"
+
+
+def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] = (),
+                   save_to: str | os.PathLike | None = None, profile: bool = True, profile_python: bool = False,
+                   profile_seconds: float | None = None) -> CaptureResult:
+    """Run `python script args...` with dumps (and a profile) going to a capture folder.
+
+    The child gets this interpreter, the current directory and environment, with our flags
+    appended to `XLA_FLAGS`. Returns once the script has ended, however it ended.
+    """
+    script = Path(script)
+    if not script.is_file():
+        raise InputError(script, "no such script")
+    folder, temporary = capture_folder(save_to)
+    flags = dump_flags((folder / "dump").resolve())
+    config = {
+        "flags": flags,
+        "profile_dir": str((folder / "profile").resolve()) if profile else None,
+        "profile_python": profile_python,
+        "profile_seconds": profile_seconds,
+        "result": str((folder / CHILD_RESULT).resolve()),
+    }
+    env = dict(os.environ)
+    env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {flags}".strip()
+    started = datetime.now(timezone.utc)
+    t0 = time.perf_counter()
+    command = [sys.executable, "-c", _CHILD_PROGRAM, str(Path(__file__).with_name("capture_child.py")),
+               json.dumps(config), str(script), *args]
+    running: list[subprocess.Popen] = []
+    try:
+        with _interrupts_go_to_the_child(running):
+            running.append(subprocess.Popen(command, env=env))
+            status = running[0].wait()
+    except BaseException:  # we are ending (SIGTERM, a failed start): so do the script and the folder
+        for child in running:
+            child.kill()
+            child.wait()
+        if temporary:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+    capture_seconds = time.perf_counter() - t0
+    result = _read_child_result(folder / CHILD_RESULT)
+    manifest = write_manifest(
+        folder, "script", str(script), list(args), started,
+        exit_status=status,
+        seconds=round(result.get("seconds", capture_seconds), 3),
+        capture_seconds=round(capture_seconds, 3),
+        error=result.get("error"),
+        profile_note=result.get("profile_note") or _missing_profile(profile, folder / "profile", result),
+        xla_flags=env["XLA_FLAGS"],
+    )
+    return CaptureResult(folder, status, temporary, manifest)
+
+
+def _read_child_result(path: Path) -> dict:
+    """What the child wrote about the run; nothing when it died before (os._exit, a signal)."""
+    try:
+        result = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    path.unlink()
+    return result
+
+
+def _missing_profile(wanted: bool, profile_dir: Path, child: dict) -> str | None:
+    if not wanted or profile_dir.is_dir():
+        return None
+    if child and child.get("profile") is None:
+        return "no profile: the script never started a JAX backend"
+    return "no profile: the script ended before the profiler could write it"
+
+
+@contextlib.contextmanager
+def _interrupts_go_to_the_child(running: list[subprocess.Popen]):
+    """Ctrl-C reaches the whole foreground process group: the script gets KeyboardInterrupt
+    and ends; we wait for it and open what it left. A second Ctrl-C kills the scripts in
+    `running` if they do not end. (A Python handler, not SIG_IGN, which the child would inherit.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    presses = []
+
+    def on_interrupt(signum, frame):
+        presses.append(signum)
+        if len(presses) > 1:
+            for child in running:
+                child.kill()
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

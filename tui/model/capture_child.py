@@ -1,0 +1,200 @@
+"""The child side of `xla-tui script.py`: run the user's script as `python script.py` would.
+
+`capture.py` starts this file in a fresh interpreter (`python -c`, see `_CHILD_PROGRAM`). It
+imports only the standard library before the script runs, so the script sees a clean process:
+its own `sys.argv`, `sys.path[0]`, `__name__ == "__main__"` and environment. Two hooks wait
+for JAX to be imported:
+
+- just before JAX starts a backend (when XLA reads `XLA_FLAGS`), our dump flags are appended
+  again, because a script may have replaced `XLA_FLAGS` after we set it;
+- once the backends exist, the profiler starts; it stops when the script ends, or earlier when
+  the script starts a trace of its own (so theirs still works), or after `profile_seconds`.
+
+What the parent cannot see from the exit status (the script's traceback, whether a profile
+was written) goes to a small JSON file.
+"""
+
+import importlib.abc
+import json
+import os
+import runpy
+import sys
+import threading
+import time
+import traceback
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Calls `hooks[name](module)` right after the module `name` is first imported."""
+
+    def __init__(self, hooks):
+        self.hooks = hooks
+
+    def find_spec(self, name, path, target=None):
+        if name not in self.hooks:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None and spec.loader is not None:
+                break
+        else:
+            return None
+        spec.loader = _HookedLoader(spec.loader, self.hooks.pop(name))
+        return spec
+
+    def install(self):
+        for name in list(self.hooks):
+            if name in sys.modules:
+                self.hooks.pop(name)(sys.modules[name])
+        sys.meta_path.insert(0, self)
+
+
+class _HookedLoader(importlib.abc.Loader):
+    """Loads with the real loader (which the module keeps), then calls the hook."""
+
+    def __init__(self, loader, hook):
+        self.loader, self.hook = loader, hook
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        module.__spec__.loader = module.__loader__ = self.loader
+        self.loader.exec_module(module)
+        self.hook(module)
+
+
+class _Capture:
+    def __init__(self, config):
+        self.flags = config["flags"]
+        self.profile_dir = config["profile_dir"]
+        self.profile_python = config["profile_python"]
+        self.profile_seconds = config["profile_seconds"]
+        self.result = {"error": None, "profile": None, "profile_note": None}
+        self._profiling = False
+        self._lock = threading.Lock()
+
+    def append_flags(self):
+        current = os.environ.get("XLA_FLAGS", "")
+        if not current.endswith(self.flags):
+            os.environ["XLA_FLAGS"] = f"{current} {self.flags}".strip()
+
+    def patch_xla_bridge(self, xla_bridge):
+        """`backends()` starts every backend (each through `_init_backend`) on its first call."""
+        init_backend, backends = xla_bridge._init_backend, xla_bridge.backends
+
+        def init_backend_with_flags(*args, **kwargs):
+            self.append_flags()
+            return init_backend(*args, **kwargs)
+
+        def backends_then_profile(*args, **kwargs):
+            found = backends(*args, **kwargs)
+            if self.profile_dir is not None:
+                self.start_profile()
+            return found
+
+        xla_bridge._init_backend = init_backend_with_flags
+        xla_bridge.backends = backends_then_profile
+
+    def patch_profiler(self, profiler):
+        """A script's own `jax.profiler.trace` would fail while ours runs: ours ends first."""
+        start_trace = profiler.start_trace
+
+        def start_theirs(*args, **kwargs):
+            if self._profiling:
+                self.stop_profile("the script started its own profiler trace")
+            return start_trace(*args, **kwargs)
+
+        profiler.start_trace = start_theirs
+
+    def start_profile(self):
+        with self._lock:
+            if self.profile_dir is None:
+                return
+            log_dir, self.profile_dir = self.profile_dir, None  # one attempt
+        from jax._src import profiler
+
+        options = profiler.ProfileOptions()
+        options.python_tracer_level = 1 if self.profile_python else 0  # the Python tracer doubles run time
+        options.enable_hlo_proto = False  # the dump has the modules
+        try:
+            profiler.start_trace(log_dir, profiler_options=options)
+        except RuntimeError as e:  # the script's own trace is running
+            self.result["profile_note"] = f"the profiler did not start: {e}"
+            return
+        self._profiling = True
+        self.result["profile"] = log_dir
+        if self.profile_seconds is not None:
+            timer = threading.Timer(self.profile_seconds, self.stop_profile,
+                                    [f"stopped after {self.profile_seconds:g} s (--profile-seconds)"])
+            timer.daemon = True
+            timer.start()
+
+    def stop_profile(self, note=None):
+        with self._lock:
+            if not self._profiling:
+                return
+            self._profiling = False
+        from jax._src import profiler
+
+        try:
+            profiler.stop_trace()
+        except RuntimeError as e:
+            note = f"the profile was lost: {e}"
+        if note:
+            self.result["profile_note"] = note
+
+    def run(self, script):
+        """Run the script; return its exit status the way `python script.py` would."""
+        status = 0
+        try:
+            runpy.run_path(script, run_name="__main__")
+        except SystemExit as e:
+            status = _exit_status(e)
+            if not isinstance(e.code, int) and e.code is not None:  # `sys.exit("message")`
+                self.result["error"] = str(e.code)
+        except BaseException as e:  # noqa: BLE001 - the script's error is what we report
+            e.__traceback__ = _script_frames(e.__traceback__)
+            self.result["error"] = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+            sys.excepthook(type(e), e, e.__traceback__)
+            status = 130 if isinstance(e, KeyboardInterrupt) else 1
+        finally:
+            self.stop_profile()
+        return status
+
+
+def _exit_status(e):
+    if e.code is None:
+        return 0
+    if isinstance(e.code, int):
+        return e.code
+    print(e.code, file=sys.stderr)
+    return 1
+
+
+def _script_frames(tb):
+    """Drop this file's and runpy's frames, so the traceback starts in the script (none are
+    left for a SyntaxError, which Python prints without a traceback too)."""
+    ours = {runpy.__file__, "<frozen runpy>", __file__, "<string>"}
+    while tb is not None and tb.tb_frame.f_code.co_filename in ours:
+        tb = tb.tb_next
+    return tb
+
+
+def main(config_json, script, args):
+    config = json.loads(config_json)
+    capture = _Capture(config)
+    sys.argv = [script, *args]
+    sys.path[0] = os.path.dirname(os.path.abspath(script))
+    _AfterImport({"jax._src.xla_bridge": capture.patch_xla_bridge,
+                  "jax._src.profiler": capture.patch_profiler}).install()
+    started = time.perf_counter()
+    status = capture.run(script)
+    capture.result["seconds"] = time.perf_counter() - started
+    with open(config["result"], "w") as f:
+        json.dump(capture.result, f)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return status

@@ -1,0 +1,80 @@
+"""The small JSON file that makes a folder a saved capture: what ran, how it ended, which files.
+
+Written by `capture.py` (scripts) and `capture_function.py` (functions), read by `inputs.py`,
+shown by `--summary` and the app's error banner. Paths inside are relative to the capture
+folder, so a saved capture can be moved or copied to another machine.
+
+Keys: `format`, `kind` ("script" or "function"), `script` (the script or the function's
+name), `args`, `cwd`, `started` (ISO time), `exit_status` (0 ok, 1 raised, negative: killed
+by that signal), `seconds` (the script's own run time), `capture_seconds` (all of it: the
+interpreter's start and the profile's export too), `error` (the traceback, or null),
+`dump` and `profile` (folders; profile null when none was taken), `profile_note` (why a
+profile is short or missing), `xla_flags` (the XLA_FLAGS the script started with),
+`compiled` (per module label: `memory_analysis` and `cost_analysis` figures), `files`
+(every file, relative).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime
+from pathlib import Path
+
+from tui.model.errors import InputError
+
+CAPTURE_MANIFEST = "xla-tui-capture.json"
+FORMAT = 1
+REQUIRED = ("script", "exit_status", "dump")
+
+
+def write_manifest(folder: Path, kind: str, script: str, args: list[str], started: datetime, **fields) -> dict:
+    """Write the manifest last, listing every file the capture holds; returns it.
+
+    `fields`: exit_status, seconds, capture_seconds, error, profile_note, xla_flags, compiled.
+    """
+    files = sorted(str(Path(root, f).relative_to(folder)) for root, _, names in os.walk(folder) for f in names)
+    manifest = {
+        "format": FORMAT, "kind": kind, "script": script, "args": args, "cwd": os.getcwd(),
+        "started": started.isoformat(timespec="seconds"), "error": None, "profile_note": None, "compiled": [],
+        **fields,
+        "dump": "dump", "profile": "profile" if (folder / "profile").is_dir() else None,
+        "files": [f for f in files if f != CAPTURE_MANIFEST],
+    }
+    (folder / CAPTURE_MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+    return manifest
+
+
+def read_manifest(folder: Path) -> dict:
+    """The manifest of a capture folder; InputError if it is not one we can read."""
+    path = folder / CAPTURE_MANIFEST
+    try:
+        manifest = json.loads(path.read_text())
+    except OSError as e:
+        raise InputError(path, f"cannot read: {e.strerror or e}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise InputError(path, f"not a capture manifest (bad JSON: {e})") from None
+    if not isinstance(manifest, dict) or any(key not in manifest for key in REQUIRED):
+        raise InputError(path, f"not a capture manifest: needs the keys {', '.join(REQUIRED)}")
+    if manifest.get("format", FORMAT) > FORMAT:
+        raise InputError(path, f"written by a newer xla-tui (format {manifest['format']}; this one reads {FORMAT})")
+    return manifest
+
+
+def error_tail(manifest: dict, lines: int = 3) -> str:
+    """The last lines of the script's traceback (where and what), or a line about how it ended."""
+    error = (manifest.get("error") or "").strip()
+    if error:
+        return "\n".join(error.splitlines()[-lines:])
+    status = manifest.get("exit_status")
+    if status is None or status == 0:
+        return ""
+    if status < 0:
+        import signal
+
+        try:
+            name = signal.Signals(-status).name
+        except ValueError:
+            name = f"signal {-status}"
+        return f"the script was killed by {name}"
+    return f"the script exited with status {status}"

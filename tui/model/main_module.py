@@ -1,0 +1,122 @@
+"""Which module is the user's program: the one that ran most, else the largest; JAX's helpers aside.
+
+Every op a script runs outside `jit` is compiled by JAX as a small module of its own
+(`jit_broadcast_in_dim`, `jit_convert_element_type`), and `jax.random` compiles private
+functions (`jit__normal`, `jit__threefry_split`) whose HLO can outgrow a small train step. So
+"the largest module" is not enough: a profile says what actually ran, and without one the
+helpers step aside.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, NamedTuple, Sequence, TypeVar
+
+import numpy as np
+
+M = TypeVar("M")
+
+# Ops and jax.numpy functions that JAX compiles one by one when a script calls them eagerly.
+EAGER_OPS = frozenset("""
+    abs add and arange argmax argmin argsort array asarray bitwise_and bitwise_not bitwise_or bitwise_xor
+    broadcast_in_dim broadcast_to ceil clamp clip concatenate convert_element_type copy cos cumsum
+    device_put div divide dot_general dynamic_slice dynamic_update_slice eq equal exp expand_dims floor
+    full gather ge greater gt integer_pow iota le less log logistic lt matmul max maximum mean min minimum
+    mul multiply ne neg negative not not_equal ones or pad pow power random_bits random_fold_in
+    random_seed random_split random_unwrap random_wrap reduce_max reduce_min reduce_prod reduce_sum rem
+    reshape rsqrt scatter scatter_add select_n sign sin slice sort split sqrt square squeeze stage
+    stop_gradient sub subtract sum take take_along_axis tanh threefry2x32 transpose tril triu true_divide
+    where xor zeros zeros_like
+""".split())
+
+# Underscore names that are the user's own: a jitted lambda, and `jax.pmap` (built on `_fun`).
+USER_PRIVATE_NAMES = frozenset({"jit__lambda", "jit__fun", "pmap__lambda"})
+
+_EVENT_PATTERNS = (
+    (re.compile(r"(?:Pjit|Jit)Function\((.+)\)"), "jit_"),  # host dispatch of a jitted function
+    (re.compile(r"PmapFunction\((.+)\)"), "pmap_"),
+    (re.compile(r"(?:\[\d+\] )?\w+::Execute \((.+)\)"), ""),  # CPU multi-device: `[0] ...::Execute (jit_f)`
+    (re.compile(r"(.+?)(?:\(\d+\))?"), ""),  # `XLA Modules` line: `jit_f(1234)`, or the module's own name
+)
+
+
+def name_key(name: str) -> str:
+    """Module names as JAX sanitizes them: `jit_<lambda>` and `jit__lambda` are one module."""
+    return re.sub(r"[^0-9A-Za-z.]+", "_", name).strip("_").lower()
+
+
+def is_helper(name: str) -> bool:
+    """A module JAX compiled for itself rather than for the user's own jitted function."""
+    if name in USER_PRIVATE_NAMES:
+        return False
+    if name.startswith(("jit__", "pmap__")):  # private JAX functions (jax.random, jnp internals)
+        return True
+    return name.startswith("jit_") and name_key(name[4:]) in EAGER_OPS
+
+
+class Runs(NamedTuple):
+    count: int
+    total_ns: int
+
+
+def module_runs(trace, module_names: Sequence[str]) -> dict[str, Runs]:
+    """How often, and how long in all, each of `module_names` ran in the profile.
+
+    Module events are device `XLA Modules` lines (`jit_step(1234)`), CPU executions
+    (`[0] ...::Execute (jit_step)`) and the host's dispatch of a jitted function
+    (`PjitFunction(step)`; the first call's time includes compiling). Only the outermost
+    events count: JAX nests a dispatch event in another of the same call, and in the tracing of
+    a function that calls other jitted functions. Only the `XLA Modules` tracks are read when
+    the profile has them, so device profiles stay cheap.
+    """
+    by_key: dict[str, list[str]] = {}
+    for module_name in module_names:
+        by_key.setdefault(name_key(module_name), []).append(module_name)
+    tracks = [t for t in trace.tracks if t.name == "XLA Modules" and t.count] or [t for t in trace.tracks if t.count]
+    name_ids = [track.name_id for track in tracks]  # decoding a track fills the name table
+    keys = {i: key for i, event_name in enumerate(trace.names) if (key := _event_module(event_name, by_key))}
+    if not keys:
+        return {}
+    wanted_ids = np.fromiter(keys, np.int64, len(keys))
+    counts, totals = np.zeros(len(trace.names), np.int64), np.zeros(len(trace.names))
+    for track, name_id in zip(tracks, name_ids):
+        hit = np.flatnonzero(np.isin(name_id, wanted_ids))  # in start order, a parent before its children
+        if not len(hit):
+            continue
+        start, end = track.start_ns[hit], track.end_ns[hit]
+        outer = np.ones(len(hit), bool)
+        outer[1:] = start[1:] >= np.maximum.accumulate(end)[:-1]
+        ids = name_id[hit[outer]]
+        counts += np.bincount(ids, minlength=len(counts))
+        totals += np.bincount(ids, weights=track.dur_ns[hit[outer]], minlength=len(totals))
+    runs: dict[str, Runs] = {}
+    for i, key in keys.items():
+        if counts[i]:
+            for module_name in by_key[key]:
+                before = runs.get(module_name, Runs(0, 0))
+                runs[module_name] = Runs(before.count + int(counts[i]), before.total_ns + int(totals[i]))
+    return runs
+
+
+def _event_module(event_name: str, wanted: dict[str, list[str]]) -> str | None:
+    """The `name_key` of the wanted module an event stands for, if it stands for one."""
+    for pattern, prefix in _EVENT_PATTERNS:
+        m = pattern.fullmatch(event_name)
+        if m is not None:
+            key = name_key(prefix + m.group(1))
+            if key in wanted:
+                return key
+    return None
+
+
+def pick_main(modules: Sequence[M], name: Callable[[M], str], size: Callable[[M], object],
+              runs: dict[str, Runs] | None = None) -> M | None:
+    """The user's module that ran most often (then longest, see `module_runs`); else the
+    largest by `size`. JAX's helpers count only when none of the user's modules qualify."""
+    if not modules:
+        return None
+    own = [m for m in modules if not is_helper(name(m))] or list(modules)
+    ran = [m for m in own if runs and name(m) in runs]
+    if ran:
+        return max(ran, key=lambda m: (runs[name(m)], size(m)))
+    return max(own, key=size)
