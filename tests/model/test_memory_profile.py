@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-import pytest
 from conftest import FIXTURES, main_hlo
 
 from tui.model.hlo import parse_hlo

@@ -7,10 +7,8 @@ and check what it shows against XLA's own files for the same module.
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import numpy as np
-import pytest
 from conftest import FIXTURES, main_hlo, screen_text
 
 from tui.app import XlaTuiApp
@@ -150,6 +148,29 @@ async def test_memory_of_hlo_text_alone_is_computed(tmp_path):
         assert screen.profile.source == SOURCE_COMPUTED
         assert (screen.profile.peak_time, screen.profile.peak_bytes) == (report.peak_time, report.peak_bytes)
         assert SOURCE_COMPUTED in screen_text(app)
+
+
+async def test_memory_of_a_captured_function_shows_memory_analysis():
+    """tui.capture compiles in this process: memory_analysis() gives the totals, XLA's files the peak."""
+    import jax
+    import jax.numpy as jnp
+
+    import tui
+    from tui.model.shapes import human_bytes
+
+    def loss(w, x):
+        return jnp.tanh(x @ w).sum()
+
+    ws = tui.capture(jax.jit(jax.grad(loss)), jnp.ones((64, 64)), jnp.ones((32, 64)))
+    stats = ws.main.compiled_stats["memory_analysis"]
+    app = XlaTuiApp(workspace=ws)
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await open_memory(pilot)
+        assert screen.profile.source == SOURCE_LIVE_RANGE
+        text = screen_text(app)
+        assert "compiled.memory_analysis()" in text
+        assert f"arguments {human_bytes(stats['argument_size_in_bytes'])}" in text
+        assert f"temporaries {human_bytes(stats['temp_size_in_bytes'])}" in text
 
 
 async def test_memory_of_a_loop_program(programs):

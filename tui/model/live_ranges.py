@@ -23,11 +23,6 @@ POINTER_BYTES = 8
 Index = tuple[int, ...]
 Position = tuple[HloInstruction, Index]
 
-# Instructions that pass their operands' values through instead of defining new ones.
-_DEFINES_NOTHING = frozenset((
-    "bitcast", "add-dependency", "while", "call", "conditional", "get-tuple-element", "domain",
-    "opt-barrier", "optimization-barrier", "copy-done", "all-reduce-done",
-))
 # Users that read only the top-level value of their operand (nested values pass through).
 _TOP_LEVEL_USERS = frozenset(("get-tuple-element", "copy"))
 _PASS_THROUGH_USERS = frozenset(("domain", "tuple"))
