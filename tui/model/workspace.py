@@ -98,6 +98,7 @@ def read_text(path: Path, what: str) -> str:
 
 
 Listener = Callable[["Selection", "Selection"], None]
+MAX_HISTORY = 200
 
 
 class Workspace:
@@ -113,6 +114,7 @@ class Workspace:
         self.errors: list[str] = []
         self.capture: dict | None = None  # manifest of a script capture (script, args, exit status, error)
         self.selection = Selection(module=self.main.label if self.main else None)
+        self.focus_history: list[str] = []  # instructions the graph was centred on, oldest first
         self._listeners: list[Listener] = []
 
     # -- modules --------------------------------------------------------------
@@ -138,6 +140,21 @@ class Workspace:
         if not self.selection.instruction or self.current is None or not self.current.loaded:
             return None
         return self.hlo.instruction(self.selection.instruction)
+
+    # -- focus history --------------------------------------------------------
+    def push_focus(self, name: str) -> None:
+        """Remember an instruction the user was centred on, for going back (Backspace)."""
+        if not self.focus_history or self.focus_history[-1] != name:
+            self.focus_history.append(name)
+            del self.focus_history[:-MAX_HISTORY]
+
+    def pop_focus(self) -> str | None:
+        """The most recent remembered instruction of the current module (older ones of other modules are dropped)."""
+        while self.focus_history:
+            name = self.focus_history.pop()
+            if self.current is not None and self.current.loaded and self.hlo.instruction(name) is not None:
+                return name
+        return None
 
     # -- selection ------------------------------------------------------------
     def subscribe(self, listener: Listener) -> Callable[[], None]:

@@ -1,13 +1,13 @@
-"""What every pane shares: the status bar, the footer, and redrawing on workspace/selection changes."""
+"""What every pane shares: the status bar, the key bar, and redrawing on workspace/selection changes."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from tui.model.workspace import Selection, Workspace
 from tui.widgets.error_banner import ErrorBanner
+from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
 
 
@@ -23,7 +23,7 @@ class WorkspaceScreen(Screen):
         yield StatusBar(self.pane_title)
         yield ErrorBanner()
         yield from self.body()
-        yield Footer()
+        yield KeyBar()
 
     def body(self) -> ComposeResult:
         yield from ()

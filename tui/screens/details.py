@@ -1,52 +1,282 @@
-"""Key 2: everything parsed about the selected instruction."""
+"""Key 2: everything about the selected instruction that people otherwise decode by hand.
+
+The HLO text (highlighted with the project's Pygments lexer), the result shape explained
+(bytes, padding, layout, tiles, memory space), operands and users as tables you can follow,
+every attribute raw and decoded, where the op came from in Python, its cost by XLA's
+conventions and, with a profile, how long it ran and what bounds it.
+"""
 
 from __future__ import annotations
 
-from rich.table import Table
+from functools import lru_cache
+from pathlib import Path
+
+from pygments.lexers.python import PythonLexer
+from rich.console import Group
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.binding import Binding
 
+from tui.hlo_lexer import HloLexer
+from tui.model import explain
+from tui.model.categories import instruction_category
+from tui.model.cost import CostModel
+from tui.model.graph_layout import short_shape
+from tui.model.hlo import HloInstruction
+from tui.model.links import TraceLinks
+from tui.model.roofline import Chip, chip_for, roofline
 from tui.model.shapes import human_bytes
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
+from tui.widgets.details_view import DetailsView, KeyValues, Links, link_row
+from tui.widgets.highlight import highlight, numbered
+from tui.widgets.palette import category_style
+
+_LEXER = HloLexer(stripnl=False)
+_PYTHON = PythonLexer(stripnl=False)
+MAX_LISTED = 100  # instructions of a called computation listed on the page
+_LINK_COLUMNS = (("name", 30), ("opcode", 14), ("shape", 22), ("layout", 10), ("memory", 8), ("bytes", 10))
 
 
 class DetailsScreen(WorkspaceScreen):
     pane_title = "2 Details"
+    BINDINGS = [
+        Binding("j", "step(1)", "Next op"),
+        Binding("k", "step(-1)", "Previous op"),
+        Binding("m", "memory", "Its buffer"),
+        Binding("t", "timeline", "Its runs"),
+        Binding("backspace", "back", "Back"),
+    ]
+
+    def __init__(self):
+        super().__init__()
+        self._shown: tuple[str | None, str | None] = (None, None)
+        self._costs: dict[str, CostModel] = {}
+        self._links: dict[str, TraceLinks] = {}
 
     def body(self) -> ComposeResult:
-        with VerticalScroll(id="details"):
-            yield Static(id="details-body")
+        yield DetailsView(id="details")
 
     def show_workspace(self, ws: Workspace) -> None:
+        self._shown = (None, None)
         self._redraw()
+        self.query_one(DetailsView).focus()
 
     def show_selection(self, old: Selection, new: Selection) -> None:
         self._redraw()
 
-    def _redraw(self) -> None:
-        body = self.query_one("#details-body", Static)
-        ins = self.workspace.instruction if self.workspace else None
+    # -- actions --------------------------------------------------------------
+    @property
+    def instruction(self) -> HloInstruction | None:
+        return self.workspace.instruction if self.workspace else None
+
+    def action_step(self, delta: int) -> None:
+        ins = self.instruction
+        if ins is not None:
+            order = ins.computation.instructions
+            self.app.select(instruction=order[(ins.index + delta) % len(order)])
+
+    def action_memory(self) -> None:
+        if self.instruction is not None:
+            self.app.show("memory", instruction=self.instruction.name)
+
+    def action_timeline(self) -> None:
+        ins = self.instruction
         if ins is None:
-            body.update(Text("No instruction selected: pick one in the graph screen (1).", style="italic"))
             return
-        table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold")
-        table.add_column()
-        table.add_row("name", ins.name)
-        table.add_row("opcode", ins.opcode + (f" ({ins.fusion_kind})" if ins.fusion_kind else ""))
-        table.add_row("computation", ins.computation.name)
-        shape = ins.shape
-        table.add_row("shape", shape.text)
-        table.add_row("bytes", f"{human_bytes(shape.byte_size)} logical, {human_bytes(shape.padded_byte_size)} padded")
-        table.add_row("operands", ", ".join(f"{o.name} {o.shape.text}" for o in ins.operands) or "-")
-        table.add_row("users", ", ".join(u.name for u in ins.users) or "-")
-        for key, value in ins.attrs.items():
-            if not key.startswith("\0"):
-                table.add_row(key, Text(value))
+        links = self._trace_links()
+        runs = links.occurrences(ins) if links else None
+        if runs is not None and runs.count:
+            self.app.show("timeline", instruction=ins.name, event=runs.events[0])
+        else:
+            self.app.show("timeline", instruction=ins.name)
+
+    def action_back(self) -> None:
+        name = self.workspace.pop_focus() if self.workspace else None
+        if name is not None:
+            self.app.select(instruction=name)
+
+    def on_details_view_followed(self, event: DetailsView.Followed) -> None:
+        self.workspace.push_focus(self.instruction.name)
+        self.app.select(instruction=event.target)
+
+    # -- drawing --------------------------------------------------------------
+    def _redraw(self) -> None:
+        ws = self.workspace
+        ins = self.instruction
+        shown = (ws.selection.module if ws else None, ins.name if ins else None)
+        if shown == self._shown:
+            return
+        self._shown = shown
+        view = self.query_one(DetailsView)
+        if ins is None:
+            view.show([lambda: Text("No instruction selected: pick one in the graph screen (1).", style="italic")])
+            return
+        platform = explain.platform_of(str(ws.current.path), [d.device_type or d.name for d in self._devices()])
+        view.show([
+            lambda: self._head(ins),
+            lambda: highlight(ins.text, _LEXER),
+            lambda: _section("Result shape", KeyValues([(r.label, r.text) for r in explain.shape_rows(ins.shape, platform)])),
+            lambda: self._link_rows("Operands", list(dict.fromkeys(ins.operands)), platform),
+            lambda: self._link_rows("Users", ins.users, platform),
+            lambda: _section("Attributes", self._attributes(ins)),
+            *[lambda c=called: self._link_rows(f"Calls {c.name} ({c.kind})", c.instructions[:MAX_LISTED], platform,
+                                               more=len(c.instructions) - MAX_LISTED)
+              for called in ins.called_computations],
+            lambda: _section("Source", self._source(ins)),
+            lambda: _section("Cost (XLA's HloCostAnalysis conventions)", KeyValues(_cost_rows(self._cost_model().op(ins)))),
+            lambda: _section("Profile", self._profile(ins, self._cost_model().op(ins))),
+        ])
+
+    def _head(self, ins: HloInstruction) -> Text:
+        text = Text()
+        text.append(ins.name, style=category_style(instruction_category(ins)) + Style(bold=True))
+        kind = f" {ins.fusion_kind}" if ins.fusion_kind else ""
+        text.append(f" = {ins.opcode}{kind}", style="bold")
+        comp = ins.computation
+        text.append(f"   in {comp.name} ({comp.kind}), #{ins.index + 1} of {len(comp.instructions)}"
+                    + ("  ROOT" if ins.is_root else ""), style="dim")
+        text.append("\n[up/down enter] follow an operand or user  [j/k] next/previous op  "
+                    "[m] its buffer in the memory screen  [t] its runs in the timeline\n", style="dim italic")
+        return text
+
+    def _link_rows(self, title: str, instructions: list[HloInstruction], platform: str, more: int = 0) -> Links:
+        if instructions:
+            columns = "".join(name.ljust(width) for name, width in _LINK_COLUMNS)
+            count = f"{len(instructions) + more} instructions, the first {len(instructions)} listed" if more > 0 else len(instructions)
+            header = Text.assemble("\n", (f"{title} ({count})", "bold underline"), "\n", (columns, "bold"))
+        else:
+            header = Text.assemble("\n", (f"{title}: none", "bold"))
+        rows = []
+        for other in instructions:
+            shape = other.shape
+            rows.append((other, link_row([
+                (Text(other.name, style=category_style(instruction_category(other))), _LINK_COLUMNS[0][1]),
+                (other.opcode, _LINK_COLUMNS[1][1]),
+                (shape.dims_text() if shape.is_array else short_shape(other), _LINK_COLUMNS[2][1]),
+                (shape.layout.text if shape.layout is not None else "", _LINK_COLUMNS[3][1]),
+                (explain.memory_space_short(shape.memory_space, platform) if shape.is_array else "", _LINK_COLUMNS[4][1]),
+                (human_bytes(shape.byte_size), _LINK_COLUMNS[5][1]),
+            ])))
+        return Links(header, rows)
+
+    def _attributes(self, ins: HloInstruction):
+        rows = []
+        for row in explain.attributes(ins, explain.is_partitioned(ins.computation.module)):
+            if row.key == "metadata":
+                continue  # decoded in Source
+            value = Text(row.raw if len(row.raw) <= 400 else row.raw[:397] + "...", style="dim" if row.decoded else "")
+            if row.decoded:
+                value.append("\n" + row.decoded, style="")
+            rows.append((row.key or "(flag)", value))
+        return KeyValues(rows) if rows else Text("none", style="dim")
+
+    def _source(self, ins: HloInstruction):
+        parts = []
+        meta = ins.metadata
+        rows = []
+        for key in ("op_name", "op_type"):
+            if meta.get(key):
+                rows.append((key, str(meta[key])))
         source = ins.source
         if source:
-            table.add_row("source", f"{source[0]}:{source[1]}")
-        body.update(table)
+            rows.append(("file:line", f"{source[0]}:{source[1]}"))
+        if not rows:
+            return Text("no source metadata", style="dim")
+        parts.append(KeyValues(rows))
+        if source:
+            excerpt = _excerpt(source[0], source[1], str(ins.computation.module.path or ""))
+            if excerpt is not None:
+                parts += [Text(excerpt[0], style="dim"), excerpt[1]]
+        stack = ins.stack
+        if stack:
+            frames = Text("Python stack, innermost first:\n", style="bold")
+            for frame in stack:
+                frames.append(f"  {frame.file}:{frame.line}", style="")
+                frames.append(f" in {frame.function}\n", style="dim")
+            parts.append(frames)
+        return Group(*parts)
+
+    def _cost_model(self) -> CostModel:
+        label = self.workspace.selection.module
+        if label not in self._costs:
+            self._costs[label] = CostModel(self.workspace.hlo)
+        return self._costs[label]
+
+    def _trace_links(self) -> TraceLinks | None:
+        ws = self.workspace
+        if ws is None or ws.trace is None:
+            return None
+        label = ws.selection.module
+        if label not in self._links:
+            self._links[label] = TraceLinks(ws.trace, ws.hlo)
+        return self._links[label]
+
+    def _devices(self) -> list:
+        ws = self.workspace
+        return list(ws.trace.devices.values()) if ws is not None and ws.trace is not None else []
+
+    def _chip(self) -> Chip | None:
+        for device in self._devices():
+            if device.peak_teraflops_per_second and device.peak_hbm_bw_gigabytes_per_second:
+                return Chip(device.name, device.peak_teraflops_per_second * 1e12, device.peak_hbm_bw_gigabytes_per_second * 1e9)
+            chip = chip_for(f"{device.device_type or ''} {device.name}")
+            if chip is not None:
+                return chip
+        return None
+
+    def _profile(self, ins: HloInstruction, cost):
+        links = self._trace_links()
+        if links is None:
+            return Text("no profile loaded", style="dim")
+        runs = links.occurrences(ins)
+        if not runs.count:
+            return Text("this op does not appear in the profile", style="dim")
+        step, where = links.step_ns()
+        rows = [
+            ("occurrences", f"{runs.count}"),
+            ("total", explain.duration(runs.total_ns)),
+            ("mean / min / max", " / ".join(explain.duration(v) for v in (runs.mean_ns, runs.min_ns, runs.max_ns))),
+            ("share", f"{runs.total_ns / step:.1%} of {explain.duration(step)} ({where})" if step else "unknown"),
+        ]
+        seconds = runs.mean_ns / 1e9
+        if cost.known and seconds > 0:
+            rows.append(("achieved", f"{explain.si(cost.flops / seconds, 'FLOP/s')}, "
+                                     f"{explain.si(cost.bytes_accessed / seconds, 'B/s')}"))
+        chip = self._chip()
+        if chip is None:
+            names = ", ".join(d.device_type or d.name for d in self._devices()) or "a host CPU"
+            rows.append(("bound", f"unknown: the profile's device ({names}) is not in the table of known chips"))
+        else:
+            line = roofline(cost.flops, cost.bytes_accessed, seconds, chip)
+            if line is None:
+                rows.append(("bound", f"{chip.name}: unknown (no FLOPs or bytes for this op)"))
+            else:
+                rows.append(("bound", f"{line.bound} bound on {chip.name} (ridge {chip.ridge:.0f} FLOP/B): "
+                                      f"{line.flops_fraction:.1%} of peak FLOP/s, {line.bytes_fraction:.1%} of peak bandwidth"))
+        return KeyValues(rows)
+
+
+@lru_cache(maxsize=256)
+def _excerpt(path: str, line: int, module_path: str) -> tuple[str, Text] | None:
+    """(readable path, numbered and highlighted lines around `line`), or None if unreadable."""
+    roots = [str(Path(module_path).parent)] if module_path else []
+    found = explain.source_excerpt_lines(path, line, roots + ["."])
+    if found is None:
+        return None
+    readable, first, lines = found
+    return readable, numbered(lines, first, line, _PYTHON)
+
+
+def _cost_rows(cost) -> list[tuple[str, str]]:
+    return [
+        ("FLOPs", explain.si(cost.flops, "FLOP")),
+        ("transcendentals", explain.si(cost.transcendentals, "")),
+        ("bytes accessed", explain.si(cost.bytes_accessed, "B")),
+        ("intensity", explain.intensity_words(cost.flops, cost.bytes_accessed)),
+    ]
+
+
+def _section(title: str, body) -> Group:
+    return Group(Text(""), Text(title, style="bold underline"), body)

@@ -1,61 +1,376 @@
-"""Key 1: the module's computations and the instructions of the chosen one, in program order."""
+"""Key 1: the dataflow around the selected instruction, drawn as a graph; or the computation's schedule.
+
+The graph re-centres only when the selection leaves what is drawn (or on Enter); moving the
+cursor to a neighbour just moves the highlight. Called computations (fusion bodies, while
+body/condition, branches, calls, async wrapped computations) open in place with a breadcrumb.
+The schedule list and the text prompts are mounted only while in use: every widget on screen
+adds to the cost of each frame.
+"""
 
 from __future__ import annotations
 
+from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
-from textual.containers import Horizontal
-from textual.widgets import OptionList
+from textual.binding import Binding
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
+from tui.model.categories import CATEGORIES
+from tui.model.graph_layout import layout
+from tui.model.hlo import HloComputation, HloInstruction
+from tui.model.search import InstructionIndex
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
+from tui.widgets.graph_view import GraphView
 from tui.widgets.instruction_list import InstructionList
+from tui.widgets.palette import category_style
+
+MIN_DEPTH, MAX_DEPTH, DEFAULT_DEPTH = 1, 6, 2
+_PROMPTS = {
+    "search": "find in all computations: name, opcode, op_name or file:line",
+    "filter": "filter the schedule: name, opcode, shape or op_name",
+}
 
 
 class GraphScreen(WorkspaceScreen):
     pane_title = "1 Graph"
+    BINDINGS = [
+        Binding("left_square_bracket", "depth(-1)", "Depth -", show=False),
+        Binding("right_square_bracket", "depth(1)", "Depth +", show=False),
+        Binding("e", "open", "Open"),
+        Binding("escape", "leave", "Up a level", show=False),
+        Binding("backspace", "back", "Back"),
+        Binding("l", "toggle_schedule", "Schedule"),
+        Binding("slash", "prompt('search')", "Find"),
+        Binding("n", "next_match(1)", "Next match", show=False),
+        Binding("N", "next_match(-1)", "Previous match", show=False),
+        Binding("f", "prompt('filter')", "Filter schedule", show=False),
+    ]
+
+    def __init__(self):
+        super().__init__()
+        self.depth = DEFAULT_DEPTH
+        self.focus_name: str | None = None  # the instruction the graph is centred on
+        self.trail: list[str] = []  # callers whose computations were opened, outermost first
+        self.expanded: set[str] = set()  # "+N more" nodes the user expanded
+        self.schedule_mode = False
+        self.query_text = ""
+        self.matches: list[HloInstruction] = []
+        self.match_at = 0
+        self._module: str | None = None
+        self._graph_stale = False
+        self._indexes: dict[str, InstructionIndex] = {}
 
     def body(self) -> ComposeResult:
-        with Horizontal():
-            yield OptionList(id="computations")
-            yield InstructionList(id="instructions")
+        yield GraphHead()
+        yield GraphView(id="graph")
 
+    @property
+    def view(self) -> GraphView:
+        return self.query_one(GraphView)
+
+    @property
+    def listing(self) -> InstructionList:
+        """The schedule list, mounted the first time it is shown."""
+        found = self.query(InstructionList)
+        if found:
+            return found.first()
+        listing = InstructionList(id="instructions")
+        listing.display = False
+        self.mount(listing, after=self.view)
+        return listing
+
+    # -- workspace and selection ---------------------------------------------
     def show_workspace(self, ws: Workspace) -> None:
-        options = self.query_one("#computations", OptionList)
-        options.clear_options()
         hlo = ws.hlo
         if hlo is None:
             return
-        for comp in hlo.computations:
-            options.add_option(Option(f"{comp.name}  [dim]{comp.kind} · {len(comp.instructions)}[/]", id=comp.name))
-        self._show_computation(ws.selection.computation or hlo.entry.name)
-        self.query_one(InstructionList).focus()
-
-    def _show_computation(self, name: str) -> None:
-        comp = self.workspace.hlo.computation(name) or self.workspace.hlo.entry
-        options = self.query_one("#computations", OptionList)
-        options.highlighted = options.get_option_index(comp.name)
-        listing = self.query_one(InstructionList)
-        keep = self.workspace.instruction
-        listing.set_instructions(comp.instructions, keep if keep is not None and keep.computation is comp else None)
+        self._module = ws.selection.module
+        self.focus_name, self.trail, self.expanded = None, [], set()
+        self.matches, self.query_text = [], ""
+        if ws.instruction is None:
+            self.app.select(instruction=hlo.entry.root)
+        self.show_selection(Selection(), ws.selection)
+        self.view.focus()
 
     def show_selection(self, old: Selection, new: Selection) -> None:
-        if new.module != old.module:
+        if new.module != self._module:
             self.show_workspace(self.workspace)
             return
-        listing = self.query_one(InstructionList)
         ins = self.workspace.instruction
-        if ins is not None and (not listing.rows or listing.rows[0].computation is not ins.computation):
-            self._show_computation(ins.computation.name)
-        if ins is not None:
-            listing.select_instruction(ins)
+        if ins is None:
+            return
+        if self.schedule_mode:
+            self._graph_stale = True
+            self._list_computation(ins)
+        elif not self.view.move_to(ins.name):
+            self.centre(ins)
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self._show_computation(event.option.id)
-        self.query_one(InstructionList).focus()
+    def centre(self, ins: HloInstruction, remember: bool = True) -> None:
+        """Lay the graph out around `ins` (the expensive step: only when what is drawn changes)."""
+        if remember and self.focus_name and self.focus_name != ins.name:
+            self.workspace.push_focus(self.focus_name)
+        self.focus_name = ins.name
+        self._graph_stale = False
+        self._fix_trail(ins.computation)
+        self.view.show(layout(ins, self.depth, frozenset(self.expanded)), cursor=ins.name)
+        self._show_head()
 
-    def on_instruction_list_chosen(self, event: InstructionList.Chosen) -> None:
-        self.app.select(instruction=event.instruction)
+    def _relayout(self) -> None:
+        focus = self.workspace.hlo.instruction(self.focus_name) if self.focus_name else None
+        if focus is not None:
+            self.view.show(layout(focus, self.depth, frozenset(self.expanded)), cursor=self.view.cursor)
+            self._show_head()
+
+    def _fix_trail(self, computation: HloComputation) -> None:
+        """Keep the opened-callers trail if it still leads to `computation`, else follow first callers."""
+        hlo = self.workspace.hlo
+        callers = [hlo.instruction(name) for name in self.trail]
+        if all(c is not None for c in callers) and (
+                (not callers and computation.is_entry)
+                or (callers and computation in callers[-1].called_computations and callers[0].computation.is_entry)):
+            return
+        trail, comp, seen = [], computation, set()
+        while not comp.is_entry and comp.callers and comp.name not in seen:
+            seen.add(comp.name)
+            caller = comp.callers[0]
+            trail.append(caller.name)
+            comp = caller.computation
+        self.trail = list(reversed(trail))
+
+    def _show_head(self) -> None:
+        """Line 1: where you are (breadcrumb, depth, schedule). Line 2: search results or the legend."""
+        hlo = self.workspace.hlo
+        focus = hlo.instruction(self.focus_name) if self.focus_name else self.workspace.instruction
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(hlo.entry.name, style="bold")
+        for name in self.trail:
+            caller = hlo.instruction(name)
+            called = caller.called_computations
+            inner = focus.computation if focus is not None and focus.computation in called else called[0]
+            text.append(f" › {caller.name} ", style="bold")
+            text.append(f"→ {inner.kind} {inner.name}", style="dim")
+        text.append(f"   depth {self.depth} ([ ])", style="dim")
+        if self.schedule_mode and focus is not None:
+            comp = focus.computation
+            shown = len(self.listing.rows)
+            text.append(f"   schedule of {comp.name}: {shown} of {len(comp.instructions)} instructions", style="dim")
+            if self.listing.filter_text:
+                text.append(f" matching '{self.listing.filter_text}' (f to change)", style="dim")
+        text.append("\n")
+        if self.matches:
+            ins = self.matches[self.match_at]
+            text.append(f"find '{self.query_text}': {self.match_at + 1}/{len(self.matches)} ", style="bold")
+            text.append(f"{ins.name} = {ins.opcode} in {ins.computation.name}   n/N: next/previous", style="dim")
+        else:
+            for name in CATEGORIES:
+                text.append("■ ", style=category_style(name))
+                text.append(name + "  ", style="dim")
+        self.query_one(GraphHead).show(text)
+
+    # -- graph events ---------------------------------------------------------
+    def on_graph_view_highlighted(self, event: GraphView.Highlighted) -> None:
+        if event.node.instruction is not None:
+            self.app.select(instruction=event.node.instruction)
+
+    def on_graph_view_activated(self, event: GraphView.Activated) -> None:
+        node = event.node
+        if node.is_more:
+            self.expanded.add(node.key)
+            self.view.cursor = node.anchor
+            self._relayout()
+        elif node.key == self.focus_name:
+            self.action_open()
+        else:
+            self.centre(node.instruction)
+
+    # -- actions --------------------------------------------------------------
+    def action_depth(self, delta: int) -> None:
+        depth = max(MIN_DEPTH, min(MAX_DEPTH, self.depth + delta))
+        if depth != self.depth:
+            self.depth = depth
+            self._relayout()
+
+    def action_open(self) -> None:
+        ins = self.workspace.instruction if self.workspace else None
+        if ins is None:
+            return
+        called = ins.called_computations
+        if len(called) == 1:
+            self.open_computation(ins, called[0])
+        elif called:
+            self.app.push_screen(ChooseComputation(ins), lambda name: name and self.open_computation(
+                ins, self.workspace.hlo.computation(name)))
+        else:
+            self.notify(f"{ins.name} calls no computation", timeout=3)
+
+    def open_computation(self, caller: HloInstruction, computation: HloComputation) -> None:
+        self.trail = self.trail[: self._trail_depth(caller)] + [caller.name]
+        if self.schedule_mode:
+            self.action_toggle_schedule()
+        self._go(computation.root)
+
+    def _trail_depth(self, caller: HloInstruction) -> int:
+        """How much of the trail leads to the caller's own computation."""
+        hlo = self.workspace.hlo
+        for i, name in enumerate(self.trail):
+            if caller.computation in hlo.instruction(name).called_computations:
+                return i + 1
+        return 0
+
+    def _go(self, ins: HloInstruction, remember: bool = True) -> None:
+        """Centre on `ins` and select it (centring first, so the selection finds it drawn)."""
+        if not self.schedule_mode:
+            self.centre(ins, remember)
+        self.app.select(instruction=ins)
+
+    def action_leave(self) -> None:
+        if self._close_prompt():
+            return
+        if self.matches:
+            self.matches = []
+            self._show_head()
+        elif self.trail:
+            self._go(self.workspace.hlo.instruction(self.trail.pop()))
+
+    def action_back(self) -> None:
+        name = self.workspace.pop_focus() if self.workspace else None
+        if name is None:
+            self.notify("No earlier focus", timeout=2)
+            return
+        self._go(self.workspace.hlo.instruction(name), remember=False)
+
+    def action_toggle_schedule(self) -> None:
+        if not self.ready:
+            return
+        self._close_prompt()
+        self.schedule_mode = not self.schedule_mode
+        ins = self.workspace.instruction
+        listing = self.listing
+        listing.display = self.schedule_mode
+        self.view.display = not self.schedule_mode
+        if self.schedule_mode:
+            if ins is not None:
+                self._list_computation(ins)
+            listing.focus()
+        else:
+            if ins is not None and (self._graph_stale or not self.view.move_to(ins.name)):
+                self.centre(ins)
+            self.view.focus()
+        self._show_head()
+
+    def _list_computation(self, ins: HloInstruction) -> None:
+        listing = self.listing
+        if listing.computation is not ins.computation:
+            listing.set_instructions(ins.computation.instructions, keep=ins)
+            self._show_head()
+        listing.select_instruction(ins)
 
     def on_instruction_list_highlighted(self, event: InstructionList.Highlighted) -> None:
         self.app.select(instruction=event.instruction)
+
+    def on_instruction_list_chosen(self, event: InstructionList.Chosen) -> None:
+        self.app.select(instruction=event.instruction)
+        self.action_toggle_schedule()
+
+    # -- prompts: find and filter ----------------------------------------------
+    def action_prompt(self, kind: str) -> None:
+        if not self.ready or (kind == "filter" and not self.schedule_mode):
+            return
+        self._close_prompt()
+        value = self.query_text if kind == "search" else self.listing.filter_text
+        prompt = Input(value=value, placeholder=_PROMPTS[kind], id="prompt", classes=kind)
+        self.mount(prompt, before=self.query_one("KeyBar"))
+        prompt.focus()
+        if kind == "search" and self._module not in self._indexes:
+            self.notify("Indexing the module for search...", timeout=2)
+            self._build_index(self.workspace.hlo, self._module)
+
+    def _close_prompt(self) -> bool:
+        prompts = self.query("#prompt")
+        if not prompts:
+            return False
+        prompts.remove()
+        (self.listing if self.schedule_mode else self.view).focus()
+        return True
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.has_class("filter"):
+            self.listing.set_filter(event.value)
+            self._show_head()
+        else:
+            self._run_search(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self._close_prompt()
+
+    @work(thread=True, exclusive=True, group="search-index")
+    def _build_index(self, module, label: str) -> None:
+        index = InstructionIndex(module)
+        self.app.call_from_thread(self._index_ready, label, index)
+
+    def _index_ready(self, label: str, index: InstructionIndex) -> None:
+        self._indexes[label] = index
+        if label == self._module and self.query_text:
+            self._run_search(self.query_text)
+
+    def _run_search(self, query: str) -> None:
+        self.query_text = query
+        index = self._indexes.get(self._module)
+        if index is None:
+            return
+        self.matches = index.find(query)
+        self.match_at = 0
+        if self.matches:
+            self.app.select(instruction=self.matches[0])
+        self._show_head()
+
+    def action_next_match(self, step: int) -> None:
+        if self.matches:
+            self.match_at = (self.match_at + step) % len(self.matches)
+            self.app.select(instruction=self.matches[self.match_at])
+            self._show_head()
+
+
+class GraphHead(Widget):
+    """Two lines above the graph. Rendered on refresh, so an update costs no layout pass."""
+
+    DEFAULT_CSS = """
+    GraphHead { height: 2; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.text = Text()
+
+    def show(self, text: Text) -> None:
+        self.text = text
+        self.refresh()
+
+    def render(self) -> Text:
+        return self.text
+
+
+class ChooseComputation(ModalScreen[str]):
+    """Which of an instruction's called computations to open (while: body or condition, ...)."""
+
+    DEFAULT_CSS = """
+    ChooseComputation { align: center middle; }
+    ChooseComputation > OptionList { width: 70%; max-width: 100; height: auto; max-height: 70%; border: round $accent; }
+    """
+    BINDINGS = [Binding("escape", "dismiss", "Cancel")]
+
+    def __init__(self, caller: HloInstruction):
+        super().__init__()
+        self.caller = caller
+
+    def compose(self) -> ComposeResult:
+        options = [Option(f"{c.kind}: {c.name}  ({len(c.instructions)} instructions)", id=c.name)
+                   for c in self.caller.called_computations]
+        yield OptionList(*options)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)

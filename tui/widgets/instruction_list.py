@@ -1,7 +1,8 @@
 """A virtualized list of instructions in program order, filterable, with a cursor.
 
 Rendered with the Line API: a frame draws only the visible rows, so a 40k-instruction
-computation scrolls as fast as a ten-line one.
+computation scrolls as fast as a ten-line one. Rows are cached as Strips and a cursor move
+repaints just the two rows it touches.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def matches(ins: HloInstruction, needle: str) -> bool:
 
 class InstructionList(ScrollView, can_focus=True):
     DEFAULT_CSS = """
-    InstructionList { height: 1fr; }
+    InstructionList { height: 1fr; overflow-x: hidden; }
     """
     BINDINGS = [
         Binding("up,k", "move(-1)", "Up", show=False),
@@ -44,7 +45,7 @@ class InstructionList(ScrollView, can_focus=True):
         Binding("enter", "choose", "Select", show=False),
     ]
 
-    cursor: reactive[int] = reactive(0)
+    cursor: reactive[int] = reactive(0, repaint=False)  # the watcher repaints just the rows it touches
 
     class Highlighted(Message):
         def __init__(self, instruction: HloInstruction):
@@ -62,6 +63,8 @@ class InstructionList(ScrollView, can_focus=True):
         self.rows: list[HloInstruction] = []
         self.filter_text = ""
         self._name_width = 24
+        self._position: dict[int, int] = {}  # id(instruction) -> row, for the current rows
+        self._strips: dict[tuple[int, int, bool, bool], Strip] = {}
 
     # -- data -----------------------------------------------------------------
     def set_instructions(self, instructions: list[HloInstruction], keep: HloInstruction | None = None) -> None:
@@ -73,11 +76,18 @@ class InstructionList(ScrollView, can_focus=True):
         self.filter_text = text.strip().lower()
         self._apply_filter(self.current)
 
+    @property
+    def computation(self):
+        """The computation listed (None when empty)."""
+        return self._all[0].computation if self._all else None
+
     def _apply_filter(self, keep: HloInstruction | None) -> None:
         needle = self.filter_text
         self.rows = [i for i in self._all if matches(i, needle)] if needle else list(self._all)
+        self._position = {id(ins): row for row, ins in enumerate(self.rows)}
+        self._strips.clear()
         self.virtual_size = Size(self.size.width, len(self.rows))
-        index = self.rows.index(keep) if keep is not None and keep in self.rows else 0
+        index = self._position.get(id(keep), 0) if keep is not None else 0
         self.cursor = -1  # force the watcher: the row at the same index may be another instruction
         self.cursor = index
         self.refresh()
@@ -88,13 +98,13 @@ class InstructionList(ScrollView, can_focus=True):
 
     def select_instruction(self, ins: HloInstruction) -> bool:
         """Move the cursor to `ins` without announcing it; False if it is not listed."""
-        try:
-            index = self.rows.index(ins)
-        except ValueError:
+        index = self._position.get(id(ins))
+        if index is None:
             return False
-        self.set_reactive(InstructionList.cursor, index)
-        self._scroll_to_cursor()
-        self.refresh()
+        if index != self.cursor:
+            old = self.cursor
+            self.set_reactive(InstructionList.cursor, index)
+            self._repaint(old, index)
         return True
 
     # -- keys -----------------------------------------------------------------
@@ -122,9 +132,17 @@ class InstructionList(ScrollView, can_focus=True):
     def watch_cursor(self, old: int, new: int) -> None:
         if new < 0 or not self.rows:
             return
-        self._scroll_to_cursor()
-        self.refresh()
+        self._repaint(old, new)
         self.post_message(self.Highlighted(self.rows[new]))
+
+    def _repaint(self, old: int, new: int) -> None:
+        """Scroll the cursor into view; repaint only its old and new rows when nothing scrolled."""
+        top = self.scroll_offset.y
+        self._scroll_to_cursor()
+        if self.scroll_offset.y == top:
+            if old >= 0:
+                self.refresh_line(old)
+            self.refresh_line(new)
 
     def _scroll_to_cursor(self) -> None:
         top, height = self.scroll_offset.y, max(1, self.size.height)
@@ -134,13 +152,15 @@ class InstructionList(ScrollView, can_focus=True):
             self.scroll_to(y=self.cursor - height + 1, animate=False)
 
     def on_focus(self) -> None:
-        self.refresh()
+        self.refresh_line(self.cursor)
 
     def on_blur(self) -> None:
-        self.refresh()
+        self.refresh_line(self.cursor)
 
     def on_resize(self) -> None:
+        self._strips.clear()
         self.virtual_size = Size(self.size.width, len(self.rows))
+        self._scroll_to_cursor()  # a list shown for the first time had no height to scroll in
 
     # -- rendering ------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
@@ -148,6 +168,16 @@ class InstructionList(ScrollView, can_focus=True):
         width = self.size.width
         if row >= len(self.rows):
             return Strip.blank(width, self.rich_style)
+        selected = row == self.cursor
+        key = (row, width, selected, selected and self.has_focus)
+        strip = self._strips.get(key)
+        if strip is None:
+            if len(self._strips) > 2048:
+                self._strips.clear()
+            strip = self._strips[key] = self._row_strip(row, width, selected)
+        return strip
+
+    def _row_strip(self, row: int, width: int, selected: bool) -> Strip:
         ins = self.rows[row]
         index_w = len(str(max(1, len(self._all))))
         opcode = ins.opcode + (f" {ins.fusion_kind}" if ins.fusion_kind else "")
@@ -161,7 +191,7 @@ class InstructionList(ScrollView, can_focus=True):
             Segment(ins.op_name, _DIM),
         ]
         strip = Strip(segments).crop(0, width).extend_cell_length(width)
-        if row == self.cursor:
+        if selected:
             strip = strip.apply_style(_CURSOR if self.has_focus else Style(bgcolor="#303030"))
         return strip.apply_style(self.rich_style)
 

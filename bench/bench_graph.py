@@ -1,0 +1,86 @@
+"""Key-to-frame time of the graph and details screens on the 48-layer GPT train step.
+
+Prints, for each interaction, our median key-to-frame time against a trivial Textual app
+measured the same way in the same process (bench/keyframe.py), and the ratio (target <= 1.2):
+
+- graph moves: the cursor steps to an operand and back to a user (no re-layout);
+- graph re-centre: up, Enter on that operand, Backspace (two layouts per three keys);
+- schedule moves: j/k in the entry computation's program order (about 5k instructions; the
+  module has 43k in all);
+- details: j walks forward through the schedule with the details screen open, so every key
+  shows a different instruction (a full page redraw, nothing reused).
+
+    python -m bench.bench_graph [--layers 48] [--rounds 20] [--repeat 5] [--hlo saved.txt]
+
+Each comparison runs `--repeat` times, the trivial app and ours one after the other each time
+(bench/keyframe.py's `compare`); the summary gives the median of those ratios and the ratio of
+the two medians. On a shared machine a single pair can swing by 2x either way: read the
+summary. The module comes from bench/workloads.py (compiled with JAX once, then cached).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from pathlib import Path
+
+from bench.keyframe import SIZE, TrivialApp, key_to_frame
+from bench.workloads import gpt_hlo
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--layers", type=int, default=48)
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--hlo", type=Path, help="an HLO text file instead of the GPT module")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+    from tui.app import XlaTuiApp
+    from tui.model.workspace import ModuleEntry, Workspace
+
+    path = args.hlo or gpt_hlo(args.layers)
+    start = time.perf_counter()
+    entry = ModuleEntry(label="gpt", name="gpt", path=path)
+    hlo = entry.load()
+    print(f"{path.name}: {hlo.instruction_count} instructions, {len(hlo.entry.instructions)} in the entry "
+          f"(parsed in {time.perf_counter() - start:.2f} s)")
+    # A dot in the middle of the program: operands above, users below, both sides busy.
+    dots = [i for i in hlo.entry.instructions if i.opcode in ("dot", "fusion") and i.operands and i.users]
+    middle = dots[len(dots) // 2]
+
+    def app():
+        ws = Workspace([entry])
+        ws.select(instruction=middle)
+        return XlaTuiApp(workspace=ws)
+
+    async def on_schedule(app, pilot):
+        await pilot.press("l")
+
+    async def on_details(app, pilot):
+        await pilot.press("2")
+
+    cases = [
+        ("graph moves (k/j)", ["k", "j"], None),
+        ("graph re-centre (k/enter/backspace)", ["k", "enter", "backspace"], None),
+        ("schedule moves (j/k)", ["j", "k"], on_schedule),
+        ("details next op (j)", ["j"], on_details),
+    ]
+    for label, keys, setup in cases:
+        peers, ours = [], []
+        for _ in range(args.repeat):  # what keyframe.compare does, keeping both times
+            peers.append(key_to_frame(TrivialApp, ["j", "k"], args.rounds))
+            ours.append(key_to_frame(app, keys, args.rounds, setup))
+            print(f"{label}: key-to-frame {ours[-1] * 1000:.2f} ms vs trivial app {peers[-1] * 1000:.2f} ms"
+                  f" -> ratio {ours[-1] / peers[-1]:.2f} [{SIZE[0]}x{SIZE[1]}]", flush=True)
+        pairs = statistics.median(o / p for o, p in zip(ours, peers))
+        print(f"== {label}: median of {args.repeat} ratios {pairs:.2f}; median {statistics.median(ours) * 1000:.2f} ms"
+              f" vs {statistics.median(peers) * 1000:.2f} ms -> {statistics.median(ours) / statistics.median(peers):.2f}"
+              " (target <= 1.2)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

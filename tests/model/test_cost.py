@@ -1,0 +1,115 @@
+"""tui.model.cost against XLA's own HloCostAnalysis (`compiled.cost_analysis()`).
+
+Whole modules: every program of the catalogue, after optimization, must total what XLA
+reported for it when it compiled that very module. Single ops: small programs compiled here
+put one kind of op (dot, convolution, reduce, transcendental, sort, while, conditional,
+custom call) alone in a module, so XLA's total is that op's cost.
+
+Where a total differs, it differs by float32 rounding only: XLA adds up the per-op figures in
+float32, in its visiting order; we add them in float64 (relative difference below 1e-7).
+"""
+
+from __future__ import annotations
+
+import json
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from conftest import FIXTURES, main_hlo
+
+from tui.model.cost import Cost, CostModel, module_cost, op_cost, shape_bytes
+from tui.model.hlo import parse_hlo
+from tui.model.shapes import parse_shape
+
+FLOAT32_ROUNDING = 1e-7
+
+
+def xla_totals(stats: dict) -> Cost:
+    return Cost(stats.get("flops", 0.0), stats.get("transcendentals", 0.0), stats.get("bytes accessed", 0.0))
+
+
+def assert_same(ours: Cost, xla: Cost, what: str) -> None:
+    for field in ("flops", "transcendentals", "bytes_accessed"):
+        a, b = getattr(ours, field), getattr(xla, field)
+        assert a == pytest.approx(b, rel=FLOAT32_ROUNDING, abs=0.5), f"{what}: {field} {a} vs XLA {b}"
+
+
+def test_every_program_totals_what_xla_reported(programs):
+    for name, folder in programs.items():
+        module = parse_hlo(main_hlo(folder).read_text())
+        xla = xla_totals(json.loads((folder / "cost_analysis.json").read_text()))
+        assert_same(CostModel(module).total(), xla, name)
+
+
+def compiled(fn, *args):
+    """(parsed optimized module, XLA's cost totals) of `fn` compiled for CPU here."""
+    exe = jax.jit(fn).lower(*args).compile()
+    return parse_hlo(exe.as_text()), xla_totals(exe.cost_analysis())
+
+
+rng = np.random.default_rng(0)
+
+
+@pytest.mark.parametrize("case", ["dot", "batched_dot", "convolution", "strided_convolution", "reduce", "exp",
+                                  "sort", "while", "conditional", "reduce_window", "dynamic_slice", "concatenate"])
+def test_single_ops_cost_what_xla_says(case):
+    x = rng.standard_normal((32, 48)).astype(np.float32)
+    y = rng.standard_normal((48, 16)).astype(np.float32)
+    image = rng.standard_normal((2, 3, 17, 19)).astype(np.float32)
+    kernel = rng.standard_normal((8, 3, 3, 5)).astype(np.float32)
+    fns = {
+        "dot": (lambda a, b: a @ b, x, y),
+        "batched_dot": (lambda a, b: jnp.einsum("bij,bjk->bik", a, b), np.stack([x] * 3), np.stack([y] * 3)),
+        "convolution": (lambda a, k: jax.lax.conv(a, k, (1, 1), "SAME"), image, kernel),
+        "strided_convolution": (lambda a, k: jax.lax.conv_general_dilated(a, k, (2, 3), [(1, 2), (0, 1)],
+                                                                          rhs_dilation=(2, 1)), image, kernel),
+        "reduce": (lambda a: a.sum(axis=1), x),
+        "exp": (lambda a: jnp.exp(a) * 2 + jnp.tanh(a), x),
+        "sort": (lambda a: jnp.sort(a, axis=0), x),
+        "while": (lambda a: jax.lax.fori_loop(0, 5, lambda i, v: jnp.sin(v) @ jnp.eye(48, dtype=v.dtype), a), x),
+        "conditional": (lambda a: jax.lax.cond(a.sum() > 0, jnp.exp, lambda v: v @ jnp.ones((48, 48)), a), x),
+        "reduce_window": (lambda a: jax.lax.reduce_window(a, -jnp.inf, jax.lax.max, (3, 3), (2, 2), "VALID"), x),
+        "dynamic_slice": (lambda a, i: jax.lax.dynamic_slice(a, (i, 0), (8, 48)) * 3, x, np.int32(5)),
+        "concatenate": (lambda a, b: jnp.concatenate([a, b.T], axis=0) + 1, x, y),
+    }
+    fn, *args = fns[case]
+    module, xla = compiled(fn, *args)
+    assert_same(CostModel(module).total(), xla, case)
+
+
+def test_dot_flops_are_two_per_multiply_add():
+    module, xla = compiled(lambda a, b: a @ b, np.ones((32, 48), np.float32), np.ones((48, 16), np.float32))
+    dots = [i for i in module.instructions() if i.opcode == "dot"]
+    assert dots, "expected a dot in the optimized module"
+    assert sum(op_cost(d).flops for d in dots) == 2 * 32 * 48 * 16 == xla.flops == module_cost(module).flops
+
+
+def test_custom_calls_are_unknown_as_in_xla(programs):
+    module = parse_hlo(main_hlo(programs["topk"]).read_text())
+    call = next(i for i in module.instructions() if i.opcode == "custom-call")
+    cost = CostModel(module).op(call)
+    assert not cost.known and cost.intensity is None
+    assert CostModel(module).total().flops == json.loads((programs["topk"] / "cost_analysis.json").read_text())["flops"]
+
+
+def test_fusions_count_their_bodies_flops_and_only_their_inputs_and_outputs():
+    module = parse_hlo((FIXTURES / "transformer" / "module_0014.jit_train_step.cpu_after_optimizations.txt").read_text())
+    model = CostModel(module)
+    for fusion in (i for i in module.entry.instructions if i.opcode == "fusion"):
+        body = fusion.called_computations[0]
+        inner = model.computation(body)
+        cost = model.op(fusion)
+        assert (cost.flops, cost.transcendentals) == (inner.flops, inner.transcendentals)
+        # Never more traffic than reading every operand once per use and writing the result.
+        assert cost.bytes_accessed <= shape_bytes(fusion.shape) + sum(
+            shape_bytes(p.shape) * max(1, len(p.users)) for p in body.parameters
+        ) + sum(shape_bytes(c.shape) for c in body.instructions if c.opcode == "constant")
+
+
+def test_sizes_follow_xla_byte_size_of():
+    assert shape_bytes(parse_shape("f32[3,5]{1,0}")) == 60
+    assert shape_bytes(parse_shape("s4[16,8]{1,0:E(4)}")) == 64  # packed: E(4)
+    assert shape_bytes(parse_shape("(f32[2], s32[], f32[9])")) == 24  # a tuple is its pointer table
+    assert shape_bytes(parse_shape("pred[10]")) == 10

@@ -1,0 +1,134 @@
+"""What the details screen says about shapes and attributes, on real modules and XLA's examples."""
+
+from __future__ import annotations
+
+from conftest import FIXTURES, REPO
+
+from tui.model import explain
+from tui.model.hlo import parse_hlo
+from tui.model.shapes import parse_shape
+from tui.model.workspace import read_hlo
+
+SHARDED = FIXTURES / "sharded"
+
+
+def rows(shape: str, platform: str = "") -> dict[str, str]:
+    return {row.label: row.text for row in explain.shape_rows(parse_shape(shape), platform)}
+
+
+def test_padding_of_a_tiled_layout():
+    """The profiling chapter's example: f32[3,5] in 2x2 tiles is stored as [4,6]."""
+    shown = rows("f32[3,5]{1,0:T(2,2)}")
+    assert shown["bytes"].startswith("60 logical")
+    assert shown["padded"] == "96 bytes (96 B), padded to [4,6], 1.6x the logical size"
+    assert "dim 1 (5) is contiguous, then dim 0 (3) (most major)" in shown["layout"]
+    assert shown["tile 1"].startswith("T(2,2): 2x2 tiles over the array's 2 most minor dims")
+    bf16 = rows("bf16[3,5]{1,0:T(8,128)(2,1)}")
+    assert bf16["padded"].startswith("2,048 bytes") and "padded to [8,128]" in bf16["padded"]
+    assert "level-1 tile" in bf16["tile 2"]
+
+
+def test_memory_spaces_are_named_for_the_platform():
+    assert "VMEM" in rows("f32[8,128]{1,0:S(1)}", "TPU")["memory"]
+    assert "host memory" in rows("f32[8]{0:S(5)}", "TPU")["memory"]
+    assert rows("f32[8]{0}", "TPU")["memory"] == "default: HBM"
+    assert rows("f32[8]{0}", "CPU")["memory"] == "default: host RAM"
+    assert "platform-specific" in rows("f32[8]{0:S(1)}", "GPU")["memory"]
+    assert explain.platform_of(str(SHARDED / "module_0000.jit_train_step.cpu_after_optimizations.txt")) == "CPU"
+    assert explain.platform_of("module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt") == "GPU"
+    assert explain.platform_of(None, ["TPU v5 lite"]) == "TPU"
+
+
+def test_sub_byte_and_tuple_shapes():
+    shown = rows("s4[16,8]{1,0:E(4)}")
+    assert shown["dtype"] == "s4: 4 bits per element" and "E(4)" in shown["element size"]
+    tuple_rows = explain.shape_rows(parse_shape("(f32[2]{0}, s32[])"))
+    assert tuple_rows[0].label == "tuple" and any(r.label.startswith("{1} dtype") for r in tuple_rows)
+
+
+def attribute(ins, key):
+    return next(a for a in explain.attributes(ins, explain.is_partitioned(ins.computation.module)) if a.key == key)
+
+
+def test_collectives_of_the_sharded_step():
+    module = read_hlo(SHARDED / "module_0000.jit_train_step.cpu_after_optimizations.txt")
+    reduce = next(i for i in module.instructions() if i.opcode == "all-reduce")
+    groups = attribute(reduce, "replica_groups")
+    assert groups.raw == "[2,4]<=[8]" and groups.decoded == "2 groups of size 4: {0,1,2,3} {4,5,6,7}"
+    gather = next(i for i in module.instructions() if i.opcode == "all-gather")
+    mesh = attribute(gather, "replica_groups")
+    assert mesh.raw.startswith("mesh[") and mesh.decoded == "4 groups of size 2: {0,4} {1,5} {2,6} {3,7}"
+    assert attribute(gather, "dimensions").decoded == "gathers along dim 0 (size 32)"
+    assert "pairs this collective" in attribute(reduce, "channel_id").decoded
+    assert "add.clone: reducer" in attribute(reduce, "to_apply").decoded
+
+
+def test_mesh_groups_with_their_device_list_split_off_by_the_comma():
+    text = """HloModule m, num_partitions=4
+
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+
+ENTRY e {
+  p = f32[8]{0} parameter(0)
+  ROOT r = f32[8]{0} all-reduce(p), channel_id=1, replica_groups=mesh['x'=2,'y'=2], device_ids=(3,1,2,0) {'y'}, use_global_device_ids=true, to_apply=add
+}
+""".replace("  b =", "\n  b =").replace("  ROOT s", "\n  ROOT s").replace("{ a =", "{\n  a =").replace("(a, b) }", "(a, b)\n}")
+    module = parse_hlo(text)
+    found = attribute(module.entry.root, "replica_groups")
+    assert "device_ids=(3,1,2,0)" in found.raw and found.decoded == "2 groups of size 2: {3,1} {2,0}"
+    assert all(a.key != "device_ids" for a in explain.attributes(module.entry.root))
+
+
+def test_shardings_before_and_after_partitioning_agree():
+    """A parameter's per-device shape after SPMD partitioning is the shard the unpartitioned
+    module's sharding describes."""
+    before = read_hlo(SHARDED / "module_0000.jit_train_step.before_optimizations.txt")
+    after = read_hlo(SHARDED / "module_0000.jit_train_step.cpu_after_optimizations.txt")
+    assert not explain.is_partitioned(before) and explain.is_partitioned(after)
+    compared = 0
+    for param in before.entry.parameters:
+        if "devices=" not in (param.attr("sharding") or ""):
+            continue
+        partitioned = next(p for p in after.entry.parameters if p.parameter_number == param.parameter_number)
+        shard = param.sharding.shard_shape(param.shape.dims)
+        assert partitioned.shape.dims == shard
+        text = f"each device holds {param.shape.dtype}[{','.join(map(str, shard))}] of {param.shape.dims_text()}"
+        assert text in attribute(param, "sharding").decoded
+        assert f"one device's shard of {param.shape.dims_text()}" in attribute(partitioned, "sharding").decoded
+        compared += 1
+    assert compared >= 4
+
+
+def test_dot_dimensions_and_backend_config():
+    module = read_hlo(FIXTURES / "transformer" / "module_0014.jit_train_step.cpu_after_optimizations.txt")
+    dot = next(i for i in module.instructions() if i.opcode == "dot" and i.attr("lhs_contracting_dims"))
+    dims = attribute(dot, "lhs_contracting_dims")
+    d = int(dims.raw.strip("{}").split(",")[0])
+    assert dims.decoded.startswith(f"dim {d} (size {dot.operands[0].shape.dims[d]})")
+    fusion = next(i for i in module.instructions() if i.name.startswith("ynn_fusion"))
+    assert '"kind": "__ynn_fusion"' in attribute(fusion, "backend_config").decoded
+
+
+def test_source_excerpt_is_found_from_a_relative_path():
+    found = explain.source_excerpt_lines("examples/transformer.py", 82, [str(FIXTURES / "transformer")])
+    assert found is not None
+    path, first, lines = found
+    assert path.endswith("examples/transformer.py") and first == 79
+    assert lines[82 - first] == (REPO / "examples" / "transformer.py").read_text().splitlines()[81]
+    assert explain.source_excerpt_lines("no/such/file.py", 3, [str(FIXTURES)]) is None
+
+
+def test_every_corpus_attribute_decodes(corpus):
+    """Every attribute of every real module either decodes or needs no decoding."""
+    files = sorted(p for p in (corpus / "hlo").rglob("*") if p.suffix == ".hlo" or p.name.endswith("optimizations.txt"))
+    seen = set()
+    for path in files:
+        module = read_hlo(path)
+        platform = explain.platform_of(str(path))
+        partitioned = explain.is_partitioned(module)
+        for ins in module.instructions():
+            for row in explain.attributes(ins, partitioned):
+                assert not row.decoded.startswith("(cannot decode"), f"{path.name} {ins.name} {row.key}: {row.decoded}"
+                seen.add(row.key)
+            explain.shape_rows(ins.shape, platform)
+    assert {"replica_groups", "sharding", "window", "slice", "backend_config", "dimensions"} <= seen

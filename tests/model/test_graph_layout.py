@@ -1,0 +1,134 @@
+"""The layered layout of an instruction's neighbourhood, on real modules.
+
+Every instruction of the committed transformer train step (entry and fused computations) and
+of an 8-device SPMD step is laid out at depths 1-3 and checked: boxes never overlap, operands
+sit above their users, edges are orthogonal and run from a source's bottom to a target's top,
+and crossing reduction never makes things worse than the discovery order (and over the whole
+module makes them much better).
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import FIXTURES
+
+from tui.model.graph_layout import FAN_LIMIT, NODE_HEIGHT, layout, neighbourhood
+from tui.model.workspace import read_hlo
+
+TRANSFORMER = FIXTURES / "transformer" / "module_0014.jit_train_step.cpu_after_optimizations.txt"
+SHARDED = FIXTURES / "sharded" / "module_0000.jit_train_step.cpu_after_optimizations.txt"
+
+
+@pytest.fixture(scope="module")
+def transformer():
+    return read_hlo(TRANSFORMER)
+
+
+def check(graph, focus) -> None:
+    boxes = list(graph.nodes.values())
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            overlap = a.x < b.x + b.width and b.x < a.x + a.width and a.y < b.y + b.height and b.y < a.y + a.height
+            assert not overlap, f"{focus.name}: {a.key} overlaps {b.key}"
+    for edge in graph.edges:
+        source, target = graph.nodes[edge.source], graph.nodes[edge.target]
+        assert source.y + NODE_HEIGHT <= target.y, f"{focus.name}: operand {source.key} is not above {target.key}"
+        (x0, y0), (x1, y1) = edge.points[0], edge.points[-1]
+        assert source.x < x0 < source.x + source.width - 1 and y0 == source.y + NODE_HEIGHT - 1
+        assert target.x < x1 < target.x + target.width - 1 and y1 == target.y
+        for (ax, ay), (bx, by) in zip(edge.points, edge.points[1:]):
+            assert ax == bx or ay == by, f"{focus.name}: edge {edge.source}->{edge.target} is not orthogonal"
+    assert graph.crossings <= graph.naive_crossings
+
+
+def test_every_instruction_lays_out_cleanly(transformer):
+    total = naive = 0
+    for ins in transformer.instructions():
+        for depth in (1, 2, 3):
+            graph = layout(ins, depth)
+            check(graph, ins)
+            total += graph.crossings
+            naive += graph.naive_crossings
+    assert naive > 0 and total < naive / 2, f"crossing reduction left {total} of {naive} crossings"
+
+
+def test_sharded_step_lays_out_cleanly():
+    module = read_hlo(SHARDED)
+    for ins in module.instructions():
+        check(layout(ins, 2), ins)
+
+
+def test_operands_above_users_below(transformer):
+    focus = transformer.instruction("ynn_fusion.32")
+    graph = layout(focus, 1)
+    me = graph.nodes[focus.name]
+    operands = {op.name for op in focus.operands}
+    users = {u.name for u in focus.users}
+    assert set(graph.operands_of(focus.name)) == operands
+    assert set(graph.users_of(focus.name)) == users
+    assert all(graph.nodes[k].y < me.y for k in operands) and all(graph.nodes[k].y > me.y for k in users)
+    assert graph.neighbour(focus.name, "up") in operands
+    assert graph.neighbour(focus.name, "down") in users
+
+
+def test_depth_reaches_further(transformer):
+    focus = transformer.instruction("ynn_fusion.32")
+    sizes = [len(neighbourhood(focus, depth)[0]) for depth in (1, 2, 3)]
+    assert sizes[0] < sizes[1] < sizes[2]
+    # depth 2 holds exactly the operands of operands and users of users (before collapsing)
+    nodes, _ = neighbourhood(focus, 2, fan_limit=10**6)
+    expected = {focus.name}
+    for op in focus.operands:
+        expected |= {op.name} | {o.name for o in op.operands}
+    for user in focus.users:
+        expected |= {user.name} | {u.name for u in user.users}
+    assert set(nodes) == expected
+
+
+def test_wide_fan_in_collapses_and_expands(transformer):
+    root = transformer.entry.root
+    operands = list(dict.fromkeys(root.operands))
+    assert len(operands) > FAN_LIMIT
+    graph = layout(root, 1)
+    more = [n for n in graph.nodes.values() if n.is_more]
+    assert len(more) == 1 and more[0].hidden == len(operands) - (FAN_LIMIT - 1)
+    assert more[0].lines[0] == f"+{more[0].hidden} more"
+    assert sum(1 for n in graph.nodes.values() if n.instruction in operands) == FAN_LIMIT - 1
+    expanded = layout(root, 1, frozenset({more[0].key}))
+    assert not any(n.is_more for n in expanded.nodes.values())
+    assert {n.key for n in expanded.nodes.values()} == {root.name} | {o.name for o in operands}
+
+
+def test_drawing_shows_every_box(transformer):
+    graph = layout(transformer.instruction("ynn_fusion.32"), 2)
+    rows = graph.text_rows()
+    assert len(rows) == graph.height and all(len(row) == graph.width for row in rows)
+    for node in graph.nodes.values():
+        top, name_row = rows[node.y], rows[node.y + 1]
+        assert top[node.x] in "┌╔" and top[node.x + node.width - 1] in "┐╗"
+        assert name_row[node.x + 2 : node.x + 2 + len(node.lines[0])] == node.lines[0]
+    focus = graph.nodes[graph.focus]
+    assert rows[focus.y][focus.x] == "╔"  # the focus has a double border
+    for edge in graph.edges:
+        x, y = edge.points[-1]
+        assert rows[y - 1][x] == "▼"
+
+
+def test_layout_cost_does_not_grow_with_the_module(transformer):
+    """The neighbourhood is bounded by depth and fan limit: a root with many operands stays small."""
+    graph = layout(transformer.entry.root, 2)
+    assert len(graph.nodes) <= 1 + FAN_LIMIT + FAN_LIMIT * FAN_LIMIT
+
+
+def corpus_modules(corpus):
+    files = sorted(p for p in (corpus / "hlo").rglob("*") if p.suffix == ".hlo" or p.name.endswith("optimizations.txt"))
+    assert files, f"no HLO modules under {corpus / 'hlo'}"
+    return [read_hlo(p) for p in files]
+
+
+def test_corpus_modules_lay_out_cleanly(corpus):
+    """TPU/GPU modules with tuples, async pairs, while loops and huge fan-outs, sampled."""
+    for module in corpus_modules(corpus):
+        entry = module.entry.instructions
+        for ins in entry[:: max(1, len(entry) // 20)]:
+            check(layout(ins, 2), ins)

@@ -1,0 +1,85 @@
+"""Profile events <-> HLO instructions, on the committed profile of the committed train step.
+
+The CPU profiler stamps each op event with the instruction (`hlo_op`) and module
+(`hlo_module`) it ran: the links found by name must agree with those stamps.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import FIXTURES
+
+from tui.model.links import TraceLinks
+from tui.model.trace import load_trace
+from tui.model.workspace import read_hlo
+
+
+@pytest.fixture(scope="module")
+def links():
+    module = read_hlo(FIXTURES / "transformer" / "module_0014.jit_train_step.cpu_after_optimizations.txt")
+    return TraceLinks(load_trace(FIXTURES / "transformer" / "profile" / "host.xplane.pb"), module)
+
+
+def test_occurrences_agree_with_the_profilers_own_stamps(links):
+    checked = 0
+    for ins in links.module.entry.instructions:
+        runs = links.occurrences(ins)
+        expected = [(t, int(i)) for t, track in enumerate(links.trace.tracks)
+                    for i in np.flatnonzero(np.array([track.event_name(j) for j in range(track.count)]) == ins.name)]
+        assert sorted(runs.events) == sorted(expected)
+        for t, i in runs.events[:2]:
+            args = links.trace.tracks[t].event_args(i)
+            assert args["hlo_op"] == ins.name and args["hlo_module"] == links.module.name
+            assert links.instruction_of(t, i) is ins
+        checked += runs.count > 0
+    assert checked > 50
+
+
+def test_statistics_of_one_op(links):
+    ins = links.module.instruction("dot.35")
+    runs = links.occurrences(ins)
+    assert runs.count == 3  # the profile holds three steps
+    durations = [int(links.trace.tracks[t].dur_ns[i]) for t, i in runs.events]
+    assert runs.total_ns == sum(durations) and runs.min_ns == min(durations) and runs.max_ns == max(durations)
+    assert runs.mean_ns == pytest.approx(sum(durations) / 3)
+
+
+def test_ops_that_never_ran_and_events_that_are_not_ops(links):
+    param = links.module.entry.parameters[0]
+    assert links.occurrences(param).count == 0
+    python = next(t for t, track in enumerate(links.trace.tracks) if track.name == "python")
+    assert links.instruction_of(python, 0) is None
+
+
+def test_step_time_without_module_events_is_the_op_time(links):
+    total, where = links.step_ns()
+    op_time = sum(links.occurrences(ins).total_ns for ins in links.module.instructions())
+    assert total == op_time > 0 and "op events" in where
+
+
+def test_tpu_style_profile_uses_module_events_for_the_step(tmp_path):
+    """A TPU trace names op events after the whole instruction (`%fusion.3 = ...`) and has an
+    `XLA Modules` line; the step is the module's own time there. Hand-written: no TPU here."""
+    import json
+
+    module = read_hlo(FIXTURES / "mlp.hlo")
+    ops = [i for i in module.entry.instructions if i.opcode not in ("parameter", "constant", "tuple")][:3]
+    events = [
+        {"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "/device:TPU:0"}},
+        {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "XLA Modules"}},
+        {"ph": "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {"name": "XLA Ops"}},
+    ]
+    for step in range(2):
+        start = 1000 * step
+        events.append({"ph": "X", "name": f"{module.name}(7)", "pid": 1, "tid": 1, "ts": start, "dur": 900})
+        for n, ins in enumerate(ops):
+            whole = ins.text[ins.text.index("%"):]  # `%name = shape opcode(...), ...`, as TPU op events print
+            events.append({"ph": "X", "name": whole, "pid": 1, "tid": 2, "ts": start + 100 * n, "dur": 50 + n})
+    path = tmp_path / "tpu.trace.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    links = TraceLinks(load_trace(path), module)
+    assert links.step_ns() == (1_800_000, f"{module.name} on XLA Modules")
+    for n, ins in enumerate(ops):
+        runs = links.occurrences(ins)
+        assert runs.count == 2 and runs.total_ns == 2 * (50 + n) * 1000

@@ -1,0 +1,104 @@
+"""The details screen driven by keys on real modules: what it says, and where its links go."""
+
+from __future__ import annotations
+
+from conftest import FIXTURES
+from shots import SIZES, select, shot
+
+from tui.app import XlaTuiApp
+from tui.model.cost import CostModel
+from tui.model.explain import si
+from tui.widgets.details_view import DetailsView
+
+TRANSFORMER = FIXTURES / "transformer"
+SHARDED = FIXTURES / "sharded"
+
+
+async def details_of(pilot, name: str) -> tuple[DetailsView, str]:
+    app = pilot.app
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    app.select(instruction=name)
+    await pilot.press("2")
+    view = app.screen.query_one(DetailsView)
+    return view, view.plain_text()
+
+
+async def test_follows_operands_and_users_and_walks_the_schedule():
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        view, _ = await details_of(pilot, "ynn_fusion.32")
+        ins = app.workspace.instruction
+        operands = list(dict.fromkeys(ins.operands))
+        await pilot.press("down", "down", "enter")
+        assert app.workspace.instruction is operands[1]
+        await pilot.press("backspace")
+        assert app.workspace.instruction is ins
+        await pilot.press(*["down"] * (len(operands) + 1), "enter")  # past the operands: the first user
+        assert app.workspace.instruction is ins.users[0]
+        await pilot.press("backspace", *["down"] * (len(operands) + len(ins.users) + 2), "enter")
+        body = ins.called_computations[0]
+        assert app.workspace.instruction is body.instructions[1]  # the fused computation is listed too
+        here = app.workspace.instruction
+        await pilot.press("j")
+        assert app.workspace.instruction is here.computation.instructions[here.index + 1]
+        await pilot.press("k", "k")
+        assert app.workspace.instruction is here.computation.instructions[here.index - 1]
+
+
+async def test_a_sharded_all_reduce_explained():
+    app = XlaTuiApp(SHARDED)
+    async with app.run_test(size=(160, 45)) as pilot:
+        reduce = next(i for i in (await _loaded(pilot)).instructions() if i.opcode == "all-reduce")
+        _, text = await details_of(pilot, reduce.name)
+        assert text.splitlines()[0].startswith(f"{reduce.name} = all-reduce")
+        assert "2 groups of size 4: {0,1,2,3} {4,5,6,7}" in text
+        assert "f32[64,16] = 1,024 elements" in text and "4,096 logical" in text
+        assert "default: host RAM" in text  # a CPU dump
+        assert "jit(train_step)/jvp()/dot_general" in text and "examples/sharded.py" in text
+        cost = CostModel(app.workspace.hlo).op(reduce)
+        assert f"FLOPs            {si(cost.flops, 'FLOP')}" in text and cost.flops == 64 * 16
+
+
+async def test_profile_figures_of_an_op():
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _loaded(pilot)
+        _, text = await details_of(pilot, "dot.35")
+        assert "occurrences       3" in text
+        assert "(all of this module's op events)" in text
+        assert "bound             unknown: the profile's device" in text  # a CPU profile: no peak table
+        assert "achieved" in text and "FLOP/s" in text
+        _, text = await details_of(pilot, "params__embed__.1")
+        assert "this op does not appear in the profile" in text
+
+
+async def test_source_excerpt_and_stack():
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        module = await _loaded(pilot)
+        ins = next(i for i in module.entry.instructions if i.source and i.source[0] == "examples/transformer.py")
+        _, text = await details_of(pilot, ins.name)
+        line = (FIXTURES.parents[1] / "examples" / "transformer.py").read_text().splitlines()[ins.source[1] - 1]
+        assert f"❯ {ins.source[1]} {line}".rstrip() in text
+        assert "Python stack, innermost first:" in text
+        assert all(f"{frame.file}:{frame.line} in {frame.function}" in text for frame in ins.stack)
+
+
+async def _loaded(pilot):
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    return pilot.app.workspace.hlo
+
+
+# -- snapshots (committed fixtures only, two terminal sizes) -------------------------------------
+
+
+@SIZES
+def test_details_sharded_all_reduce(snap_compare, size):
+    assert snap_compare(XlaTuiApp(SHARDED), terminal_size=size, run_before=shot(select("all-reduce"), "2"))
+
+
+@SIZES
+def test_details_dot_with_profile_and_cost(snap_compare, size):
+    assert snap_compare(XlaTuiApp(TRANSFORMER), terminal_size=size, run_before=shot(select("dot.35"), "2", "end"))

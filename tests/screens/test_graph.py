@@ -1,0 +1,228 @@
+"""The graph screen driven by keys and clicks on real JAX modules; assertions on the shared selection."""
+
+from __future__ import annotations
+
+from conftest import FIXTURES, main_hlo
+from shots import SIZES, select, shot
+
+from tui.app import XlaTuiApp
+from tui.screens.graph import ChooseComputation, GraphScreen
+from tui.widgets.graph_view import GraphView
+from tui.widgets.instruction_list import InstructionList
+
+TRANSFORMER = FIXTURES / "transformer"
+SHARDED = FIXTURES / "sharded"
+
+
+async def started(pilot):
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    return pilot.app.screen
+
+
+def selected(app):
+    return app.workspace.instruction
+
+
+async def test_opens_on_the_root_and_walks_to_neighbours():
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        assert isinstance(screen, GraphScreen)
+        root = app.workspace.hlo.entry.root
+        assert selected(app) is root and screen.focus_name == root.name
+        await pilot.press("k")  # up: an operand
+        operand = selected(app)
+        assert operand in root.operands and screen.focus_name == root.name  # moved, not re-centred
+        await pilot.press("j")  # down: back to a user of it
+        assert selected(app) in operand.users
+        await pilot.press("up", "enter")  # re-centre on an operand
+        centred = selected(app)
+        assert centred in root.operands and screen.focus_name == centred.name
+        await pilot.press("backspace")  # back through the focus history
+        assert screen.focus_name == root.name and selected(app) is root
+
+
+async def test_left_right_stay_in_a_layer_and_depth_grows_the_graph():
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        view = screen.query_one(GraphView)
+        await pilot.press("k")
+        first = selected(app)
+        await pilot.press("h" if view.graph.neighbour(first.name, "right") is None else "right")
+        second = selected(app)
+        assert second is not first and view.graph.nodes[second.name].layer == view.graph.nodes[first.name].layer
+        small = len(view.graph.nodes)
+        await pilot.press("left_square_bracket")
+        assert screen.depth == 1 and len(view.graph.nodes) < small
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert screen.depth == 3 and len(view.graph.nodes) > small
+
+
+async def test_more_node_expands_on_enter():
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        view = screen.query_one(GraphView)
+        root = app.workspace.hlo.entry.root
+        more = next(n for n in view.graph.nodes.values() if n.is_more)
+        assert view.move_to(more.key)
+        await pilot.press("enter")
+        drawn = {n.key for n in view.graph.nodes.values()}
+        assert {op.name for op in root.operands} <= drawn
+        assert not any(n.is_more and n.anchor == root.name for n in view.graph.nodes.values())
+
+
+async def test_click_selects_a_box():
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        view = screen.query_one(GraphView)
+        x0, y0 = view.scroll_offset.x - view.pad, view.scroll_offset.y
+
+        def visible(n):
+            return 0 <= n.x + 2 - x0 < view.size.width and 0 <= n.y + 1 - y0 < view.size.height
+
+        target = next(n for n in view.graph.nodes.values()
+                      if n.instruction is not None and n.key != view.cursor and visible(n))
+        offset = (target.x + 2 - x0, target.y + 1 - y0)
+        await pilot.click(GraphView, offset=offset)
+        assert selected(app) is target.instruction
+
+
+async def test_a_fusion_opens_in_place_and_escape_returns():
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        fusion = app.workspace.hlo.instruction("ynn_fusion.32")
+        app.select(instruction=fusion)
+        await pilot.pause()
+        assert screen.focus_name == fusion.name
+        await pilot.press("e")
+        body = fusion.called_computations[0]
+        assert selected(app) is body.root and screen.trail == [fusion.name]
+        assert f"› {fusion.name}" in screen.query_one("GraphHead").text.plain
+        assert app.selection.computation == body.name
+        await pilot.press("escape")
+        assert selected(app) is fusion and screen.trail == []
+
+
+async def test_a_while_loop_asks_which_body_to_open(programs):
+    app = XlaTuiApp(main_hlo(programs["scan"]))
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        loop = next(i for i in app.workspace.hlo.entry.instructions if i.opcode == "while")
+        app.select(instruction=loop)
+        await pilot.pause()
+        if screen.focus_name != loop.name:
+            await pilot.press("enter")  # Enter on another box re-centres on it...
+        assert screen.focus_name == loop.name
+        await pilot.press("enter")  # ...and on the focus opens what it calls
+        await pilot.pause()
+        assert isinstance(app.screen, ChooseComputation)
+        await pilot.press("down", "enter")  # the second choice: the condition
+        await pilot.pause()
+        condition = loop.called_computations[1]
+        assert selected(app).computation is condition and condition.kind == "while condition"
+        assert screen.trail == [loop.name]
+
+
+async def test_schedule_view_lists_program_order_and_filters():
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("k")
+        start = selected(app)
+        await pilot.press("l")
+        listing = screen.query_one(InstructionList)
+        assert listing.display and listing.current is start
+        assert listing.rows == start.computation.instructions
+        await pilot.press("j")
+        assert selected(app) is start.computation.instructions[start.index + 1]
+        await pilot.press("f", *"copy", "enter")
+        assert listing.rows and all("copy" in i.name or "copy" in i.opcode or "copy" in i.op_name for i in listing.rows)
+        chosen = listing.current
+        await pilot.press("l")  # back to the graph, centred on the schedule's choice
+        assert screen.focus_name == chosen.name and screen.query_one(GraphView).display
+
+
+async def test_find_across_computations_with_next_and_previous():
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("slash", *"reduce_max")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        matches = screen.matches
+        assert matches and selected(app) is matches[0]
+        await pilot.press("enter", "n")
+        assert selected(app) is matches[1]
+        await pilot.press("N", "N")
+        assert selected(app) is matches[-1]
+        inside = next(m for m in matches if not m.computation.is_entry)
+        app.select(instruction=inside)
+        await pilot.pause()
+        assert screen.focus_name == inside.name and screen.trail  # found inside a fusion: breadcrumb to it
+        assert screen.trail[-1] in {c.name for c in inside.computation.callers}
+
+
+async def test_graph_and_details_select_each_other():
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("k")
+        chosen = selected(app)
+        await pilot.press("2")
+        details = app.screen
+        assert chosen.name in details.query_one("DetailsView").plain_text().splitlines()[0]
+        await pilot.press("down", "enter")  # follow the first operand
+        operand = list(dict.fromkeys(chosen.operands))[0]
+        assert selected(app) is operand
+        await pilot.press("1")
+        assert app.screen is screen and screen.query_one(GraphView).cursor == operand.name
+
+
+async def test_jumps_to_memory_and_timeline():
+    app = XlaTuiApp(SHARDED)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await started(pilot)
+        reduce = next(i for i in app.workspace.hlo.instructions() if i.opcode == "all-reduce")
+        app.select(instruction=reduce)
+        await pilot.press("2", "m")
+        assert app.current_mode == "memory" and app.selection.instruction == reduce.name
+        await pilot.press("2", "t")
+        assert app.current_mode == "timeline" and app.selection.instruction == reduce.name
+
+
+async def test_key_bar_click_presses_the_key():
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        bar = screen.query_one("KeyBar")
+        text = bar.render().plain
+        await pilot.click("KeyBar", offset=(text.index("Schedule"), 0))
+        assert screen.schedule_mode and screen.query_one(InstructionList).display
+
+
+# -- snapshots (committed fixtures only, two terminal sizes) -------------------------------------
+
+
+@SIZES
+def test_graph_transformer_root(snap_compare, size):
+    assert snap_compare(XlaTuiApp(TRANSFORMER), terminal_size=size, run_before=shot("k"))
+
+
+@SIZES
+def test_graph_fusion_opened_in_place(snap_compare, size):
+    assert snap_compare(XlaTuiApp(TRANSFORMER), terminal_size=size, run_before=shot(select("ynn_fusion.32"), "e"))
+
+
+@SIZES
+def test_graph_schedule_view(snap_compare, size):
+    assert snap_compare(XlaTuiApp(TRANSFORMER), terminal_size=size, run_before=shot("k", "l"))
+
+
+@SIZES
+def test_graph_sharded_all_reduce(snap_compare, size):
+    assert snap_compare(XlaTuiApp(SHARDED), terminal_size=size, run_before=shot(select("all-reduce")))

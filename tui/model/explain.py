@@ -1,0 +1,350 @@
+"""What a performance engineer decodes by hand from one HLO instruction, as plain text rows.
+
+Shapes: element width, logical vs padded bytes, the layout in words (minor-to-major order,
+each tile level, element size) and the memory space named for the platform. Attributes: each
+raw value with a decoding where one helps (contracting dims with sizes, windows, slices,
+replica groups as explicit device lists, shardings as a device grid with the per-device shape).
+The details screen only lays these rows out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from tui.model import hlo_attrs
+from tui.model.hlo import HloInstruction
+from tui.model.shapes import ELEMENT_BITS, COMBINE, Shape, human_bytes
+from tui.model.sharding import ShardingError, parse_replica_groups, parse_sharding, parse_source_target_pairs
+
+HOST_MEMORY_SPACE = 5  # XLA's Layout::kHostMemorySpace
+
+_FUSION_KINDS = {
+    "kLoop": "loop fusion: one loop over the output's elements",
+    "kInput": "input fusion: rooted at a reduction, reads more than it writes",
+    "kOutput": "output fusion: a dot/convolution with its elementwise consumers",
+    "kCustom": "custom fusion: the backend emits it its own way (a library call or a special emitter)",
+}
+
+
+def platform_of(path: str | None, device_names: list[str] = ()) -> str:
+    """'TPU', 'GPU', 'CPU' or '' from a dump file's name (`cpu_after_optimizations`) or a profile's devices."""
+    name = (path or "").lower()
+    for key, platform in (("tpu", "TPU"), ("gpu", "GPU"), ("sm_", "GPU"), ("cuda", "GPU"), ("rocm", "GPU"), ("cpu", "CPU")):
+        if re.search(rf"[._/]{key}", name):
+            return platform
+    for device in device_names:
+        upper = device.upper()
+        for platform in ("TPU", "GPU", "CPU"):
+            if platform in upper:
+                return platform
+        if "NVIDIA" in upper or "AMD" in upper:
+            return "GPU"
+    return ""
+
+
+def memory_space_name(space: int, platform: str = "") -> str:
+    if space == HOST_MEMORY_SPACE:
+        return f"S({space}): host memory (XLA's host memory space, pinned host RAM)"
+    if space == 0:
+        return {"TPU": "default: HBM", "GPU": "default: device memory (HBM)", "CPU": "default: host RAM"}.get(
+            platform, "default: device memory (HBM on accelerators)")
+    if space == 1 and platform in ("TPU", ""):
+        return "S(1): VMEM, the TPU core's on-chip vector memory" + ("" if platform else " (on TPU)")
+    return f"S({space}): platform-specific memory space"
+
+
+def memory_space_short(space: int, platform: str = "") -> str:
+    """A table cell's worth: HBM, VMEM, host, RAM or S(n)."""
+    if space == HOST_MEMORY_SPACE:
+        return "host"
+    if space == 0:
+        return {"CPU": "RAM", "": "device"}.get(platform, "HBM")
+    if space == 1 and platform in ("TPU", ""):
+        return "VMEM"
+    return f"S({space})"
+
+
+def is_partitioned(module) -> bool:
+    """After SPMD partitioning (a scheduled module of several partitions) shapes are per device."""
+    return module.is_scheduled and int(module.attributes.get("num_partitions", "1") or 1) > 1
+
+
+@dataclass(frozen=True)
+class Row:
+    label: str
+    text: str
+
+
+def shape_rows(shape: Shape, platform: str = "") -> list[Row]:
+    """One block of rows per array leaf of the shape (tuples list each element)."""
+    rows: list[Row] = []
+    leaves = list(shape.leaves())
+    if shape.is_tuple:
+        rows.append(Row("tuple", f"{len(leaves)} leaves, {human_bytes(shape.byte_size)} logical, "
+                                 f"{human_bytes(shape.padded_byte_size)} padded"))
+    for index, leaf in leaves:
+        prefix = f"{{{','.join(map(str, index))}}} " if shape.is_tuple else ""
+        rows += [Row(prefix + row.label, row.text) for row in _leaf_rows(leaf, platform)]
+    return rows
+
+
+def _leaf_rows(shape: Shape, platform: str) -> list[Row]:
+    if not shape.is_array:
+        return [Row("type", f"{shape.dtype}: carries no data")]
+    bits = ELEMENT_BITS.get(shape.dtype, 0)
+    width = f"{bits // 8} byte{'s' if bits != 8 else ''}" if bits % 8 == 0 else f"{bits} bits"
+    rows = [
+        Row("dtype", f"{shape.dtype}: {width} per element"),
+        Row("dims", f"{shape.dims_text()} = {shape.element_count:,} elements" if shape.dims else "scalar"),
+    ]
+    logical, padded = shape.byte_size, shape.padded_byte_size
+    rows.append(Row("bytes", f"{logical:,} logical ({human_bytes(logical)})"))
+    layout = shape.layout
+    if layout is not None and (layout.tiles or layout.element_size_bits):
+        overhead = f", {padded / logical:.2g}x the logical size" if logical else ""
+        padded_to = f", padded to [{','.join(map(str, padded_dims(shape)))}]" if layout.tiles else ""
+        rows.append(Row("padded", f"{padded:,} bytes ({human_bytes(padded)}){padded_to}{overhead}"))
+    if layout is not None:
+        rows.append(Row("layout", f"{layout.text}: " + layout_words(shape)))
+        for level, tile in enumerate(layout.tiles, 1):
+            rows.append(Row(f"tile {level}", tile_words(tile, level)))
+        if layout.element_size_bits:
+            rows.append(Row("element size", f"E({layout.element_size_bits}): each element stored in "
+                                            f"{layout.element_size_bits} bits (packed)"))
+        for tag, body in layout.extra:
+            rows.append(Row("layout field", f"{tag}{body}"))
+    rows.append(Row("memory", memory_space_name(shape.memory_space, platform)))
+    return rows
+
+
+def padded_dims(shape: Shape) -> tuple[int, ...]:
+    """Memory-order dims after the first tile level rounds the minor dims up to whole tiles."""
+    dims = list(shape.physical_dims())
+    tile = [t for t in shape.layout.tiles[0] if t != COMBINE] if shape.layout.tiles else []
+    for i, t in enumerate(reversed(tile)):
+        at = len(dims) - 1 - i
+        if at >= 0:
+            dims[at] = -(-dims[at] // t) * t
+    return tuple(dims)
+
+
+def layout_words(shape: Shape) -> str:
+    order = shape.layout.minor_to_major
+    if not order:
+        return "scalar, no order"
+    names = [f"dim {d} ({shape.dims[d]})" for d in order]
+    default = order == tuple(reversed(range(len(order))))
+    text = f"{names[0]} is contiguous"
+    if len(names) > 1:
+        text += ", then " + ", then ".join(names[1:]) + " (most major)"
+    return text + (" — row-major, the default" if default and len(order) > 1 else "")
+
+
+def tile_words(tile: tuple[int, ...], level: int) -> str:
+    shown = "x".join("*" if t == COMBINE else str(t) for t in tile)
+    where = "the array's" if level == 1 else f"each level-{level - 1} tile's"
+    text = f"T({','.join('*' if t == COMBINE else str(t) for t in tile)}): {shown} tiles over {where} {len(tile)} most minor dims"
+    if COMBINE in tile:
+        text += " (* folds a dim into the next more minor one)"
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# Attributes.
+
+
+@dataclass(frozen=True)
+class Attribute:
+    key: str
+    raw: str
+    decoded: str  # "" when the raw text says it all
+
+
+def attributes(ins: HloInstruction, partitioned: bool = False) -> list[Attribute]:
+    """Every attribute of `ins` in printed order, with a decoding where one helps.
+
+    `partitioned`: the module is already SPMD-partitioned, so shapes are per device.
+    """
+    items = list(ins.attrs.items())
+    out = []
+    for i, (key, raw) in enumerate(items):
+        if key == "device_ids" and out and out[-1].key == "replica_groups":
+            continue  # folded into replica_groups below
+        if key == "replica_groups" and i + 1 < len(items) and items[i + 1][0] == "device_ids":
+            raw = f"{raw}, device_ids={items[i + 1][1]}"  # the mesh form's device list is split off by the comma
+        try:
+            decoded = _decode(ins, key, raw, partitioned)
+        except (ValueError, ShardingError, IndexError, KeyError) as e:
+            decoded = f"(cannot decode: {e})"
+        out.append(Attribute(key, raw, decoded))
+    return out
+
+
+def _decode(ins: HloInstruction, key: str, raw: str, partitioned: bool) -> str:
+    if key in ("lhs_contracting_dims", "lhs_batch_dims", "rhs_contracting_dims", "rhs_batch_dims"):
+        operand = ins.operands[0 if key.startswith("lhs") else 1]
+        dims = hlo_attrs.parse_int_list(raw)
+        return ", ".join(f"dim {d} (size {operand.shape.dims[d]})" for d in dims) or "none"
+    if key == "window":
+        return window_words(hlo_attrs.parse_window(raw))
+    if key == "padding":
+        return "; ".join(f"dim {d}: low {lo}, high {hi}" + (f", interior {mid}" if mid else "")
+                         for d, (lo, hi, mid) in enumerate(hlo_attrs.parse_padding(raw)))
+    if key == "slice":
+        return "; ".join(f"dim {d}: [{a}:{b})" + (f" step {s}" if s != 1 else "") + f" -> {len(range(a, b, s))}"
+                         for d, (a, b, s) in enumerate(hlo_attrs.parse_slice(raw)))
+    if key == "dimensions":
+        return dimensions_words(ins, hlo_attrs.parse_int_list(raw))
+    if key == "replica_groups":
+        return groups_words(parse_replica_groups(raw))
+    if key == "source_target_pairs":
+        return ", ".join(f"{a}->{b}" for a, b in parse_source_target_pairs(raw))
+    if key == "sharding":
+        return sharding_words(ins, raw, partitioned)
+    if key == "channel_id":
+        return "pairs this collective with its peers across devices"
+    if key == "backend_config":
+        value = hlo_attrs.parse_backend_config(raw)
+        return json.dumps(value, indent=2) if isinstance(value, (dict, list)) else ""
+    if key == "kind":
+        return _FUSION_KINDS.get(raw, "")
+    if key in hlo_attrs.COMPUTATION_KEYS:
+        module = ins.computation.module
+        parts = []
+        for name in hlo_attrs.parse_name_list(raw):
+            comp = module.computation(name)
+            parts.append(f"{name}: {comp.kind}, {len(comp.instructions)} instructions" if comp else f"{name}: not in the module")
+        return "; ".join(parts)
+    if key == "frontend_attributes":
+        return "\n".join(f"{k} = {v}" for k, v in hlo_attrs.parse_frontend_attributes(raw).items())
+    if key == "output_to_operand_aliasing":
+        return "; ".join(f"output {{{','.join(map(str, o))}}} reuses operand {n} {{{','.join(map(str, i))}}}"
+                         for o, n, i in hlo_attrs.parse_output_operand_aliasing(raw))
+    if key == "dim_labels":
+        labels = hlo_attrs.parse_dim_labels(raw)
+        return "; ".join(f"{side}: " + ", ".join(f"{c}=dim {i}" for i, c in enumerate(text)) for side, text in labels.items())
+    return ""
+
+
+def window_words(window: dict) -> str:
+    parts = []
+    if "size" in window:
+        parts.append("x".join(map(str, window["size"])) + " window")
+    for key, label in (("stride", "stride"), ("lhs_dilate", "input dilation"), ("rhs_dilate", "window dilation")):
+        if key in window:
+            parts.append(f"{label} " + "x".join(map(str, window[key])))
+    if "pad" in window:
+        parts.append("padding " + ", ".join(f"{p[0]} low/{p[1]} high" for p in window["pad"]))
+    return ", ".join(parts)
+
+
+def dimensions_words(ins: HloInstruction, dims: list[int]) -> str:
+    operand = ins.operands[0].shape if ins.operands else None
+    opcode = ins.opcode
+    if opcode == "broadcast" and operand is not None:
+        return ", ".join(f"operand dim {i} -> output dim {d}" for i, d in enumerate(dims)) or "scalar broadcast to every element"
+    if opcode == "transpose":
+        return ", ".join(f"output dim {i} = operand dim {d}" for i, d in enumerate(dims))
+    if opcode in ("reduce", "reduce-window", "reverse", "sort", "all-gather", "reduce-scatter", "all-to-all",
+                  "concatenate") and operand is not None and operand.is_array:
+        verb = {"reduce": "reduces", "reverse": "reverses", "sort": "sorts along", "concatenate": "joins along",
+                "all-gather": "gathers along", "reduce-scatter": "scatters along", "all-to-all": "exchanges along"}.get(opcode, "over")
+        return f"{verb} " + ", ".join(f"dim {d} (size {operand.dims[d]})" for d in dims if d < operand.rank)
+    return ""
+
+
+def groups_words(groups: list[list[int]]) -> str:
+    if not groups:
+        return "one group of all devices"
+    sizes = {len(g) for g in groups}
+    size = f"size {sizes.pop()}" if len(sizes) == 1 else "sizes " + ", ".join(str(len(g)) for g in groups)
+    shown = " ".join("{" + ",".join(map(str, g)) + "}" for g in groups[:16])
+    more = f" ... ({len(groups) - 16} more)" if len(groups) > 16 else ""
+    return f"{len(groups)} group{'s' if len(groups) != 1 else ''} of {size}: {shown}{more}"
+
+
+def sharding_words(ins: HloInstruction, raw: str, partitioned: bool) -> str:
+    sharding = parse_sharding(raw)
+    lines = [sharding.describe()]
+    if sharding.kind == "tiled":
+        grid = sharding.device_grid()
+        lines.append(f"device grid {list(grid.shape)}:")
+        lines += ["  " + line for line in _grid_text(grid)]
+        if ins.shape.is_array and len(sharding.data_tile_dims) == ins.shape.rank:
+            dims = ins.shape.dims
+            if partitioned:
+                whole = [d * t for d, t in zip(dims, sharding.data_tile_dims)]
+                lines.append(f"this module is partitioned: {ins.shape.dims_text()} is one device's shard of "
+                             f"{ins.shape.dtype}[{','.join(map(str, whole))}]")
+            else:
+                shard = sharding.shard_shape(dims)
+                lines.append(f"each device holds {ins.shape.dtype}[{','.join(map(str, shard))}] "
+                             f"of {ins.shape.dims_text()}")
+    return "\n".join(lines)
+
+
+def _grid_text(grid) -> list[str]:
+    """A device grid as rows (the last axis across), higher axes flattened into more rows."""
+    if grid.ndim == 1:
+        grid = grid.reshape(1, -1)
+    rows = grid.reshape(-1, grid.shape[-1])
+    width = max(len(str(int(v))) for v in rows.flat)
+    shown = [" ".join(str(int(v)).rjust(width) for v in row) for row in rows[:32]]
+    if len(rows) > 32:
+        shown.append(f"... {len(rows) - 32} more rows")
+    return shown
+
+
+def source_excerpt_lines(path_text: str, line: int, roots: list[str], context: int = 3) -> tuple[str, int, list[str]] | None:
+    """(readable path, first line number, lines) around `line` of a source file, if it can be read.
+
+    Paths in HLO metadata may be relative (JAX strips a prefix); they are tried as given and
+    under each of `roots` and their parents.
+    """
+    from pathlib import Path
+
+    candidates = [Path(path_text)]
+    for root in roots:
+        base = Path(root).resolve()
+        for folder in (base, *base.parents):
+            candidates.append(folder / path_text)
+    for candidate in candidates:
+        try:
+            if candidate.is_file():
+                text = candidate.read_text(errors="replace").splitlines()
+                break
+        except OSError:
+            continue
+    else:
+        return None
+    if not 1 <= line <= len(text):
+        return None
+    first = max(1, line - context)
+    return str(candidate), first, text[first - 1 : min(len(text), line + context)]
+
+
+def intensity_words(flops: float, bytes_accessed: float) -> str:
+    if flops < 0 or bytes_accessed < 0:
+        return "unknown (XLA cannot see inside custom calls)"
+    if bytes_accessed == 0:
+        return "no memory traffic"
+    return f"{flops / bytes_accessed:.3g} FLOP/byte"
+
+
+def si(value: float, unit: str) -> str:
+    """1.5e9, 'FLOP' -> '1.50 GFLOP'."""
+    if value < 0:
+        return "unknown"
+    for prefix, scale in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if value >= scale:
+            return f"{value / scale:.3g} {prefix}{unit}"
+    return f"{value:.3g} {unit}" if value != int(value) else f"{int(value)} {unit}"
+
+
+def duration(ns: float) -> str:
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.0f} ns"

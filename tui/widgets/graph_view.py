@@ -1,0 +1,196 @@
+"""Draws a GraphLayout (tui/model/graph_layout.py) and moves a cursor over its boxes.
+
+Line API: each row of the drawing becomes a Strip once per layout; a cursor move repaints only
+the name lines of the two boxes involved, so moving costs the same on a 40-instruction program as on
+a 40k-instruction one. Colours follow the op categories; the focus has a double border.
+"""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tui.model.categories import instruction_category
+from tui.model.graph_layout import GraphLayout, Node
+from tui.widgets.palette import category_style
+
+_EDGE = Style(color="#808080")
+_MORE = Style(color="#8a8a8a", italic=True)
+_CURSOR = Style(reverse=True)
+
+
+def node_style(node: Node, focus: bool) -> Style:
+    if node.instruction is None:
+        return _MORE
+    style = category_style(instruction_category(node.instruction))
+    return style + Style(bold=True) if focus else style
+
+
+class GraphView(ScrollView, can_focus=True):
+    DEFAULT_CSS = """
+    GraphView { height: 1fr; }
+    """
+    BINDINGS = [
+        Binding("up,k", "move('up')", "Operand", show=False),
+        Binding("down,j", "move('down')", "User", show=False),
+        Binding("left,h", "move('left')", "Left", show=False),
+        Binding("right", "move('right')", "Right", show=False),
+        Binding("enter", "activate", "Re-centre/expand/open"),
+    ]
+
+    class Highlighted(Message):
+        """The cursor moved to another box (keys or mouse)."""
+
+        def __init__(self, node: Node):
+            super().__init__()
+            self.node = node
+
+    class Activated(Message):
+        """Enter (or a double click) on a box."""
+
+        def __init__(self, node: Node):
+            super().__init__()
+            self.node = node
+
+    def __init__(self, *, id: str | None = None):
+        super().__init__(id=id)
+        self.graph: GraphLayout | None = None
+        self.cursor: str | None = None
+        self._rows: _Drawing | None = None  # the drawing, centred, styled, as wide as the view or wider
+        self._rows_width = -1  # view width the rows were built for
+        self._marked: dict[int, Strip] = {}  # rows of the cursor's box, highlighted
+
+    @property
+    def pad(self) -> int:
+        """Columns left of the drawing: a graph narrower than the view is centred."""
+        return max(0, (self.size.width - self.graph.width) // 2) if self.graph else 0
+
+    # -- data -----------------------------------------------------------------
+    def show(self, graph: GraphLayout, cursor: str | None = None) -> None:
+        self.graph = graph
+        self.cursor = cursor if cursor in graph.nodes else graph.focus
+        self._rows_width = -1
+        self._marked.clear()
+        self.virtual_size = Size(graph.width, graph.height)
+        self.refresh()
+        self.call_after_refresh(self._reveal, True)
+
+    @property
+    def current(self) -> Node | None:
+        return self.graph.nodes.get(self.cursor) if self.graph and self.cursor else None
+
+    def move_to(self, key: str) -> bool:
+        """Put the cursor on `key` without announcing it; False when it is not drawn."""
+        if self.graph is None or key not in self.graph.nodes:
+            return False
+        if key != self.cursor:
+            old = self.current
+            self.cursor = key
+            self._marked.clear()
+            self._repaint(old)
+            self._repaint(self.current)
+            self._reveal()
+        return True
+
+    def _repaint(self, node: Node | None) -> None:
+        if node is not None:
+            self.refresh_lines(node.y + 1, 1)
+
+    def _reveal(self, centre: bool = False) -> None:
+        node = self.current
+        if node is None:
+            return
+        region = Region(node.x + self.pad, node.y, node.width, node.height)
+        window = Region(self.scroll_offset.x, self.scroll_offset.y, self.size.width, self.size.height)
+        if centre or not window.contains_region(region):
+            self.scroll_to_region(region, animate=False, center=centre, immediate=True)
+
+    # -- input ----------------------------------------------------------------
+    def action_move(self, direction: str) -> None:
+        if self.graph is None or self.cursor is None:
+            return
+        key = self.graph.neighbour(self.cursor, direction)
+        if key is not None and self.move_to(key):
+            self.post_message(self.Highlighted(self.current))
+
+    def action_activate(self) -> None:
+        if self.current is not None:
+            self.post_message(self.Activated(self.current))
+
+    def on_click(self, event: events.Click) -> None:
+        if self.graph is None:
+            return
+        node = self.graph.node_at(event.x + self.scroll_offset.x - self.pad, event.y + self.scroll_offset.y)
+        if node is None:
+            return
+        if self.move_to(node.key):
+            self.post_message(self.Highlighted(node))
+        if event.chain >= 2:
+            self.post_message(self.Activated(node))
+
+    def on_focus(self) -> None:
+        self._marked.clear()
+        self._repaint(self.current)
+
+    def on_blur(self) -> None:
+        self._marked.clear()
+        self._repaint(self.current)
+
+    # -- rendering ------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        row = y + self.scroll_offset.y
+        if self.graph is None or row >= self.graph.height:
+            return Strip.blank(width, self.rich_style)
+        if self._rows_width != width:
+            self._rows = _Drawing(self.graph, self.pad, width, self.rich_style)
+            self._rows_width = width
+            self._marked.clear()
+        strip = self._marked.get(row)
+        if strip is None:
+            strip = self._rows.strip(row)
+            node = self.current
+            if node is not None and row == node.y + 1:  # the cursor: its box's name line
+                style = _CURSOR if self.has_focus else Style(bgcolor="#3a3a3a")
+                x = node.x + self.pad
+                before, box, after = strip.divide([x, x + node.width, strip.cell_length])
+                strip = self._marked[row] = Strip.join([before, box.apply_style(style), after])
+        scroll_x = self.scroll_offset.x
+        return strip if scroll_x == 0 and strip.cell_length == width else strip.crop(scroll_x, scroll_x + width)
+
+
+class _Drawing:
+    """The graph's rows as Strips (edges grey, each box in its category's colour), each built
+    the first time it is shown: a tall graph costs only the rows on screen."""
+
+    def __init__(self, graph: GraphLayout, pad: int, width: int, base: Style):
+        self.text = graph.text_rows()
+        self.by_row: list[list[Node]] = [[] for _ in self.text]
+        for node in sorted(graph.nodes.values(), key=lambda n: n.x):
+            for y in range(node.y, node.y + node.height):
+                self.by_row[y].append(node)
+        self.pad, self.full, self.base, self.edge = pad, max(width, graph.width + pad), base, base + _EDGE
+        self.styles = {key: base + node_style(node, key == graph.focus) for key, node in graph.nodes.items()}
+        self.strips: dict[int, Strip] = {}
+
+    def strip(self, row: int) -> Strip:
+        found = self.strips.get(row)
+        if found is None:
+            text, at = self.text[row], 0
+            segments = [Segment(" " * self.pad, self.base)]
+            for node in self.by_row[row]:
+                if node.x > at:
+                    segments.append(Segment(text[at : node.x], self.edge))
+                segments.append(Segment(text[node.x : node.x + node.width], self.styles[node.key]))
+                at = node.x + node.width
+            if at < len(text):
+                segments.append(Segment(text[at:], self.edge))
+            segments.append(Segment(" " * (self.full - self.pad - len(text)), self.base))
+            found = self.strips[row] = Strip(segments, self.full)
+        return found
