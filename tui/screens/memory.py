@@ -33,8 +33,7 @@ MAX_COLOR = "#ff5f5f"
 TRACE_POINTS = 512
 _BOLD, _DIM, _ITALIC = Style(bold=True), Style(dim=True), Style(italic=True)
 SORT_COLUMNS = {"size": "size", "padding waste": "padding", "program order": "live"}
-KEY_HINT = ("keys: ←/→ step  shift+←/→ column  home/end  p XLA's peak  m max live  s sort  -/+ scope depth  "
-            "↑/↓ buffers  g graph")
+KEY_HINT = "keys: ←/→ step  shift+←/→ a column  home/end  ↑/↓ buffers  -/+ scope depth"
 
 
 class MemoryScreen(WorkspaceScreen):
@@ -54,12 +53,12 @@ class MemoryScreen(WorkspaceScreen):
         Binding("shift+right", "column(1)", "Column right", show=False),
         Binding("home", "jump('start')", "Program start", show=False),
         Binding("end", "jump('end')", "Program end", show=False),
-        Binding("p", "jump('peak')", "XLA's peak", show=False),
-        Binding("m", "jump('max')", "Max live", show=False),
-        Binding("s", "sort", "Sort", show=False),
+        Binding("p", "jump('peak')", "XLA's peak"),
+        Binding("m", "jump('max')", "Max live"),
+        Binding("s", "sort", "Sort"),
         Binding("minus", "depth(-1)", "Scope -", show=False),
         Binding("plus,equals_sign", "depth(1)", "Scope +", show=False),
-        Binding("g", "graph", "Graph", show=False),
+        Binding("g", "graph", "Graph"),
     ]
 
     def __init__(self) -> None:
