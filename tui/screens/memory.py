@@ -201,7 +201,7 @@ class MemoryScreen(WorkspaceScreen):
     def _show_scopes(self) -> None:
         p = self.profile
         totals = p.scope_totals(self.cursor, self.depth)
-        title = f"By name scope at #{self.cursor} (depth {self.depth})"
+        title = f"By name scope at the cursor (depth {self.depth})"
         self.scopes.set_rows(title, totals, p.scope_count(self.depth), p.max_bytes)
 
     def _cursor_line(self, point: int, count: int) -> list[Segment]:

@@ -32,7 +32,7 @@ MIN_CHART_ROWS = 5  # markers, three band rows, the axis
 SERIES_COLORS = ("#5fafff", "#d787d7", "#87d787", "#ffaf00")
 _AXIS = Style(color="#8a8a8a")
 _CURSOR = Style(bgcolor="#5f5f00", color="#ffffff", bold=True)
-_RANGE = Style(bgcolor="#303a4a")
+_SPAN = Style(color="#ffd75f", bold=True)
 _NOTE = Style(dim=True, italic=True)
 
 
@@ -67,7 +67,7 @@ class MemoryChart(FrameCache, Widget):
         self.caption: list[Segment] | None = [] if caption else None  # a last line, when asked for
         self.note = ""  # shown instead of the chart when there are no series
         self.cursor: int | None = None
-        self.span: tuple[int, int] | None = None  # highlighted [start, end] on the axis
+        self.span: tuple[int, int] | None = None  # [start, end] drawn over the axis (a buffer's life)
         self.tick = tick
         self._rows: list | None = None
         self._rows_size = None  # the size the rows were drawn for
@@ -106,12 +106,16 @@ class MemoryChart(FrameCache, Widget):
             self._refresh_chart()
 
     def set_span(self, span: tuple[int, int] | None) -> None:
+        """Mark [start, end] on the axis line (only that line repaints)."""
         if span != self.span:
             self.span = span
-            self._refresh_chart()
+            if self._rows is None:
+                self.refresh()
+            else:
+                self.refresh(Region(0, len(self._rows) - 1, self.view_size.width, 1))
 
     def _refresh_chart(self) -> None:
-        """Repaint the bands and the axis (the lines a cursor or a span marks)."""
+        """Repaint the bands and the axis (the lines the cursor column crosses)."""
         if self._rows is None:
             self.refresh()
             return
@@ -235,14 +239,14 @@ class MemoryChart(FrameCache, Widget):
         return Strip(segments).crop(0, width).extend_cell_length(width).apply_style(self.base_style)
 
     def _styled(self, text: str, y: int, style: Style) -> list[Segment]:
-        """A chart row cut at the highlighted span and the cursor column: at most five segments."""
-        span = None
-        if self.span is not None and self._rows[y][0] != "└":  # bands, not the axis
-            span = (self._column(self.span[0]), self._column(self.span[1]))
-        cursor = self._column(self.cursor)
+        """A chart row with the cursor column marked; on the axis line, the span drawn as `━`."""
         cuts = {0, len(text)}
-        if span is not None:
+        span = None
+        if self.span is not None and y == len(self._rows) - 1:
+            span = (self._column(self.span[0]), self._column(self.span[1]))
+            text = text[: span[0]] + "━" * (span[1] - span[0] + 1) + text[span[1] + 1:]
             cuts |= {span[0], span[1] + 1}
+        cursor = self._column(self.cursor)
         if cursor is not None:
             cuts |= {cursor, cursor + 1}
         bounds = sorted(c for c in cuts if 0 <= c <= len(text))
@@ -251,7 +255,7 @@ class MemoryChart(FrameCache, Widget):
             if a == cursor:
                 piece_style = style + _CURSOR
             elif span is not None and span[0] <= a <= span[1]:
-                piece_style = style + _RANGE
+                piece_style = _SPAN
             else:
                 piece_style = style
             out.append(Segment(text[a:b], piece_style))
