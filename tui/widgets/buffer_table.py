@@ -56,12 +56,11 @@ class BufferTable(FrameCache, ScrollView, can_focus=True, inherit_bindings=False
         self.rows = np.zeros(0, np.int64)
         self.cursor = 0
         self.sorted_by = "size"  # the column marked in the header: size, padding or live
-        self._strips: dict[tuple[int, int], Strip] = {}
 
     # -- data -----------------------------------------------------------------------------
     def set_profile(self, profile: MemoryProfile | None) -> None:
         self.profile = profile
-        self._strips.clear()
+        self.strip_cache.clear()
         self.rows = np.zeros(0, np.int64)
         self.cursor = 0
         self._size_for_rows()
@@ -174,11 +173,11 @@ class BufferTable(FrameCache, ScrollView, can_focus=True, inherit_bindings=False
         if self.profile is None or index >= len(self.rows):
             return Strip.blank(width, self.base_style)
         row = int(self.rows[index])
-        strip = self._strips.get((row, width))
+        strip = self.strip_cache.get((row, width))
         if strip is None:
-            if len(self._strips) > 4096:
-                self._strips.clear()
-            strip = self._strips[(row, width)] = self._row_strip(row, width)
+            if len(self.strip_cache) > 4096:
+                self.strip_cache.clear()
+            strip = self.strip_cache[(row, width)] = self._row_strip(row, width)
         if index == self.cursor:
             strip = strip.apply_style(_CURSOR if self.has_focus else _CURSOR_BLURRED)
         return strip

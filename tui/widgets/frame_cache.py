@@ -12,12 +12,20 @@ from textual.geometry import Region, Size
 
 
 class FrameCache:
-    """Mix in before the Widget class: `base_style` and `view_size`, cached, and line repaints
-    that do not ask for them again."""
+    """Mix in before the Widget class: `base_style` and `view_size`, cached; a cache for drawn
+    lines; and line repaints that do not ask for the size again."""
 
     _base_style: Style | None = None
     _view_size: Size | None = None
     _view_for: Size | None = None  # the outer size `_view_size` was read at
+    _strip_cache: dict | None = None
+
+    @property
+    def strip_cache(self) -> dict:
+        """Drawn lines a widget keeps by its own keys; emptied when the style changes (they hold it)."""
+        if self._strip_cache is None:
+            self._strip_cache = {}
+        return self._strip_cache
 
     @property
     def base_style(self) -> Style:
@@ -48,4 +56,5 @@ class FrameCache:
 
     def notify_style_update(self) -> None:
         self._base_style = None
+        self._strip_cache = None
         super().notify_style_update()

@@ -226,6 +226,7 @@ class MemoryChart(FrameCache, Widget):
     def render_line(self, y: int) -> Strip:
         if self._rows is None or self._rows_size != self.view_size:
             self._rows, self._rows_size = self._build_rows(), self.view_size
+            self.strip_cache.clear()
         width = self.view_size.width
         if self.caption is not None and y == self.view_size.height - 1:
             segments = self.caption
@@ -234,8 +235,16 @@ class MemoryChart(FrameCache, Widget):
         elif isinstance(self._rows[y], list):
             segments = self._rows[y]
         else:
-            gutter, style, text = self._rows[y]
-            segments = [Segment(gutter[-GUTTER:].rjust(GUTTER), _AXIS), *self._styled(text, y, style)]
+            key = (y, self._column(self.cursor), self.span if y == len(self._rows) - 1 else None)
+            strip = self.strip_cache.get(key)
+            if strip is None:
+                if len(self.strip_cache) > 4096:
+                    self.strip_cache.clear()
+                gutter, style, text = self._rows[y]
+                segments = [Segment(gutter[-GUTTER:].rjust(GUTTER), _AXIS), *self._styled(text, y, style)]
+                strip = self.strip_cache[key] = Strip(segments).crop(0, width).extend_cell_length(width).apply_style(
+                    self.base_style)
+            return strip
         return Strip(segments).crop(0, width).extend_cell_length(width).apply_style(self.base_style)
 
     def _styled(self, text: str, y: int, style: Style) -> list[Segment]:

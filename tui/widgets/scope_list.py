@@ -32,7 +32,6 @@ class ScopeList(FrameCache, ScrollView, can_focus=False):
         self.title_text = ""
         self.rows: list[tuple[str, int]] = []
         self.scale = 1
-        self._strips: dict[tuple[str, int, int], Strip] = {}
 
     def set_rows(self, title: str, rows: list[tuple[str, int]], most: int, scale: int) -> None:
         """Show `rows` (scope, bytes) shaded against `scale` bytes; `most` is the longest list this
@@ -41,7 +40,7 @@ class ScopeList(FrameCache, ScrollView, can_focus=False):
         self.title_text, self.rows = title, rows
         if scale != self.scale:
             self.scale = max(1, scale)
-            self._strips.clear()
+            self.strip_cache.clear()
             old = []
         if self.virtual_size.height != most + 1:
             self.virtual_size = Size(self.view_size.width, most + 1)
@@ -64,10 +63,10 @@ class ScopeList(FrameCache, ScrollView, can_focus=False):
         if index >= len(self.rows):
             return Strip.blank(width, self.base_style)
         scope, size = self.rows[index]
-        strip = self._strips.get((scope, size, width))
+        strip = self.strip_cache.get((scope, size, width))
         if strip is None:
-            if len(self._strips) > 4096:
-                self._strips.clear()
+            if len(self.strip_cache) > 4096:
+                self.strip_cache.clear()
             style = _DIM if scope.startswith("(") else Style()
             room, shown = width - 11, scope
             if len(scope) > room > 1:  # the end of a scope tells scopes apart: keep it
@@ -75,5 +74,5 @@ class ScopeList(FrameCache, ScrollView, can_focus=False):
             text = f"{human_bytes(size):>10} {shown}".ljust(width)[:width]
             shaded = size * width // self.scale  # the bar: a background under the text
             segments = [Segment(text[:shaded], style + _BAR), Segment(text[shaded:], style)]
-            strip = self._strips[(scope, size, width)] = Strip(segments).apply_style(self.base_style)
+            strip = self.strip_cache[(scope, size, width)] = Strip(segments).apply_style(self.base_style)
         return strip
