@@ -3,9 +3,9 @@
 Many points share a column on a big module, so a column shows the largest value it covers:
 a peak never disappears between columns. Title lines sit above the chart and a caption line
 below it (the screen's summary and cursor line live here rather than in widgets of their own:
-every widget costs a little on every frame). The bars are drawn once per size and data and
-cached as text; a cursor move repaints the caption, and the band rows only when the cursor
-lands in another column.
+every widget costs a little on every frame). The bars are drawn once per size and data; a
+cursor move repaints the caption, and the band rows only when the cursor lands in another
+column; a marked span (a buffer's life) is drawn on the axis line alone.
 """
 
 from __future__ import annotations
