@@ -77,7 +77,7 @@ def format_summary(summary: dict) -> str:
     if trace is None:
         lines.append("trace: none")
     else:
-        lines.append(f"trace: {trace['events']} events on {trace['tracks']} tracks over {_human_us(trace['span_us'])}")
+        lines.append(f"trace: {trace['events']} events on {trace['tracks']} tracks over {human_us(trace['span_us'])}")
     for w in summary["warnings"]:
         lines.append(f"warning: {w}")
     for e in summary["errors"]:
@@ -85,7 +85,8 @@ def format_summary(summary: dict) -> str:
     return "\n".join(lines)
 
 
-def _human_us(us: float) -> str:
+def human_us(us: float) -> str:
+    """12345.6 -> '12.346 ms': a duration for people."""
     if us >= 1e6:
         return f"{us / 1e6:.3f} s"
     if us >= 1e3:
