@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from tui.model.hlo import HloInstruction
 
 FAN_LIMIT = 6  # more operands/users than this collapse into a "+N more" node
@@ -33,6 +35,7 @@ _LINE_CHARS = {
 }
 _BOX = {"single": "┌┐└┘─│┬┴", "double": "╔╗╚╝═║╤╧"}
 ARROW = "▼"
+_CHAR_TABLE = np.array([_LINE_CHARS.get(bits, " ") for bits in range(16)], dtype="<U1")
 
 
 @dataclass
@@ -464,43 +467,43 @@ def _simplify(points: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def draw(graph: GraphLayout) -> list[str]:
-    """Rows of text: boxes over a grid of line cells merged into box-drawing characters."""
-    cells = [[0] * graph.width for _ in range(graph.height)]
+    """Rows of text: boxes over a grid of line cells merged into box-drawing characters.
+
+    The grid is a NumPy array of direction bits turned into characters by a table lookup: a
+    re-centre draws thousands of cells, and a per-cell Python loop would cost a frame."""
+    cells = np.zeros((graph.height, graph.width), np.uint8)
     for edge in graph.edges:
         for (x0, y0), (x1, y1) in zip(edge.points, edge.points[1:]):
-            _line(cells, x0, y0, x1, y1)
-    rows = [[_LINE_CHARS.get(bits, " ") for bits in row] for row in cells]
+            if x0 == x1:
+                lo, hi = sorted((y0, y1))
+                cells[lo + 1 : hi + 1, x0] |= UP
+                cells[lo:hi, x0] |= DOWN
+            else:
+                lo, hi = sorted((x0, x1))
+                cells[y0, lo + 1 : hi + 1] |= LEFT
+                cells[y0, lo:hi] |= RIGHT
+    chars = _CHAR_TABLE[cells]
     for edge in graph.edges:
         x, y = edge.points[-1]
-        if y > 0 and cells[y - 1][x] & UP:
-            rows[y - 1][x] = ARROW
+        if y > 0 and cells[y - 1, x] & UP:
+            chars[y - 1, x] = ARROW
     for node in graph.nodes.values():
-        _box(rows, cells, node, "double" if node.key == graph.focus else "single")
-    return ["".join(row) for row in rows]
+        _box(chars, cells, node, "double" if node.key == graph.focus else "single")
+    if not graph.width:
+        return [""] * graph.height
+    return chars.view(f"<U{graph.width}").ravel().tolist()
 
 
-def _line(cells: list[list[int]], x0: int, y0: int, x1: int, y1: int) -> None:
-    if x0 == x1:
-        lo, hi = sorted((y0, y1))
-        for y in range(lo, hi + 1):
-            cells[y][x0] |= (UP if y > lo else 0) | (DOWN if y < hi else 0)
-    else:
-        lo, hi = sorted((x0, x1))
-        for x in range(lo, hi + 1):
-            cells[y0][x] |= (LEFT if x > lo else 0) | (RIGHT if x < hi else 0)
-
-
-def _box(rows: list[list[str]], cells: list[list[int]], node: Node, kind: str) -> None:
+def _box(chars: np.ndarray, cells: np.ndarray, node: Node, kind: str) -> None:
     tl, tr, bl, br, h, v, port_down, port_up = _BOX[kind]
     x, y, w = node.x, node.y, node.width
-    for i in range(w):
-        top_bits = cells[y - 1][x + i] if y > 0 else 0
-        bottom_bits = cells[y + NODE_HEIGHT][x + i] if y + NODE_HEIGHT < len(cells) else 0
-        rows[y][x + i] = port_up if top_bits & DOWN and 0 < i < w - 1 else h
-        rows[y + NODE_HEIGHT - 1][x + i] = port_down if bottom_bits & UP and 0 < i < w - 1 else h
-    rows[y][x], rows[y][x + w - 1] = tl, tr
-    rows[y + NODE_HEIGHT - 1][x], rows[y + NODE_HEIGHT - 1][x + w - 1] = bl, br
+    top, bottom = y, y + NODE_HEIGHT - 1
+    chars[top, x : x + w] = h
+    chars[bottom, x : x + w] = h
+    if y > 0:
+        chars[top, x + 1 : x + w - 1][cells[y - 1, x + 1 : x + w - 1] & DOWN > 0] = port_up
+    if bottom + 1 < cells.shape[0]:
+        chars[bottom, x + 1 : x + w - 1][cells[bottom + 1, x + 1 : x + w - 1] & UP > 0] = port_down
+    chars[top, x], chars[top, x + w - 1], chars[bottom, x], chars[bottom, x + w - 1] = tl, tr, bl, br
     for n, text in enumerate(node.lines):
-        row = rows[y + 1 + n]
-        row[x] = row[x + w - 1] = v
-        row[x + 1 : x + w - 1] = " " + text.ljust(w - 3)
+        chars[y + 1 + n, x : x + w] = list(v + " " + text.ljust(w - 3) + v)

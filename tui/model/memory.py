@@ -1,18 +1,40 @@
-"""Peak memory of a module and where the number comes from.
+"""A module's memory over its program order: live bytes at every point, the peak, and the buffers.
 
 XLA's own files (`-live-range.txt`, `-buffer-assignment.txt`) are the truth when the dump has
-them; `compiled.memory_analysis()` totals come next.
+them; otherwise the live ranges are rebuilt from the scheduled HLO by XLA's rules
+(`tui.model.live_ranges`), which give the same ranges and the same peak. Every number says
+where it came from.
+
+Two peaks, on purpose. XLA's peak is the moment `HloLiveRange` reports: it sweeps range starts
+and ends in time order and, at equal times, adds the values that start before it removes the
+values that ended just before, so it can pick a moment whose own live set is not the largest
+(MLP: XLA reports 113,412 bytes at t=15 while t=16 holds 113,924). The curve is the honest
+live-bytes-at-each-point; its highest point is `max_live`. Both are shown, each labelled.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from tui.model.errors import InputError
+from tui.model.hlo import HloInstruction, HloModule
+from tui.model.live_ranges import (
+    LiveRanges, LiveValue, compute_live_ranges, output_aliases, shape_indices, subshape, xla_byte_size,
+)
 from tui.model.workspace import ModuleEntry
 
 SOURCE_LIVE_RANGE = "XLA live-range file"
 SOURCE_BUFFER_ASSIGNMENT = "XLA buffer-assignment file"
 SOURCE_MEMORY_ANALYSIS = "compiled.memory_analysis()"
+SOURCE_COMPUTED = "computed from the schedule"
+
+KINDS = ("parameter", "output", "temp", "constant", "thread-local", "other")
+SORTS = ("size", "padding waste", "program order")
+ARGUMENTS_SCOPE = "(arguments)"
+NO_SCOPE = "(no op_name)"
 
 
 @dataclass
@@ -20,32 +42,385 @@ class Peak:
     bytes: int
     source: str
     buffers: list[tuple[str, int]] = field(default_factory=list)  # (buffer, bytes) live at the peak
+    time: int | None = None  # program point
 
 
-_cache: dict[int, Peak | None] = {}
+@dataclass(frozen=True)
+class Totals:
+    """What a program holds, by role: `compiled.memory_analysis()`'s breakdown, or ours."""
+
+    arguments: int
+    outputs: int
+    aliased: int  # outputs that reuse a donated argument's buffer
+    temporaries: int
+    source: str
+    temporaries_note: str = ""  # what "temporaries" means for this source
 
 
-def peak_memory(entry: ModuleEntry) -> Peak | None:
-    key = id(entry)
-    if key not in _cache:
-        _cache[key] = _peak(entry)
-    return _cache[key]
+class MemoryProfile:
+    """Live values over the flattened program order, as NumPy columns (one row per value).
+
+    `live[space][t]` is the padded bytes live at program point t in memory space `space`
+    (t runs 0..end_time; end_time is "after the last instruction", where outputs still live).
+    """
+
+    def __init__(self, module: HloModule, ranges: LiveRanges, source: str, report=None, assignment=None):
+        """`report` is XLA's LiveRangeReport the ranges came from (its peak is the truth), or None."""
+        self.module = module
+        self.sequence = ranges.sequence
+        self.end_time = ranges.end_time
+        self.source = source
+        values = sorted(ranges.values, key=lambda v: (v.start, v.end, v.name))
+        self.values: list[LiveValue] = values
+        self.names = [v.name for v in values]
+        n = len(values)
+        self.start = np.fromiter((v.start for v in values), np.int64, n)
+        self.end = np.fromiter((v.end for v in values), np.int64, n)
+        shapes = [v.shape for v in values]
+        self.size = np.fromiter(map(xla_byte_size, shapes), np.int64, n)
+        self.padded = np.fromiter((_padded(s) for s in shapes), np.int64, n)
+        self.logical = np.fromiter((_logical(s) for s in shapes), np.int64, n)
+        self.space = np.fromiter((s.memory_space for s in shapes), np.int64, n)
+        self.waste = self.padded - self.logical
+        by_name = sorted(range(n), key=lambda i: (values[i].instruction.name, values[i].index))
+        self._name_rank = np.empty(n, np.int64)
+        self._name_rank[by_name] = np.arange(n)
+        self.allocation = np.full(n, -1, np.int64)  # XLA's allocation index, -1 without a buffer assignment
+        self.offset = np.zeros(n, np.int64)
+        self.assigned_size = np.zeros(n, np.int64)
+        self._row_of = {name: i for i, name in enumerate(self.names)}
+        self.assignment = assignment
+        self.kind = self._kinds()
+        if assignment is not None:
+            self._assign(assignment)
+        # Where each allocation starts if all of them sat in one address space (allocated_bytes).
+        sizes = [a.size for a in assignment.allocations] if assignment is not None else []
+        self._allocation_base = np.concatenate(([0], np.cumsum(sizes, dtype=np.int64)))
+        self.spaces = sorted(set(self.space.tolist())) or [0]
+        self.live = {s: _curve(self.start[self.space == s], self.end[self.space == s],
+                               self.padded[self.space == s], self.end_time) for s in self.spaces}
+        self.total = sum(self.live.values())
+        counts = _curve(self.start, self.end, np.ones(n, np.int64), self.end_time)
+        self.max_live_count = int(counts.max()) if n else 0  # the most rows a point's table can have
+        self.max_time = int(np.argmax(self.total)) if len(self.total) else 0
+        self.max_bytes = int(self.total[self.max_time]) if len(self.total) else 0
+        self._file_peak_buffers = None
+        if report is not None and report.peak_bytes is not None:
+            self.peak_time, self.peak_bytes = report.peak_time, report.peak_bytes
+            self._file_peak_buffers = report.peak_buffers
+        else:
+            self.peak_time = self._xla_peak_moment()
+            self.peak_bytes = int(self.size[self.live_at(self.peak_time)].sum())
+        self.allocated = self._allocated_curve() if assignment is not None else None
+        self._time_of = {ins.name: t for t, ins in enumerate(self.sequence)}
+        self._scopes: dict[int, tuple[list[str], np.ndarray]] = {}
+
+    # -- building ---------------------------------------------------------------------------
+    def _kinds(self) -> np.ndarray:
+        """parameter / output / temp / constant per value, from the HLO alone."""
+        entry = self.module.entry
+        codes = np.empty(len(self.values), np.int8)
+        for i, v in enumerate(self.values):
+            op = v.instruction.opcode
+            if op == "parameter" and v.instruction.computation is entry:
+                kind = "parameter"
+            elif op == "constant":
+                kind = "constant"
+            elif v.end == self.end_time:
+                kind = "output"
+            else:
+                kind = "temp"
+            codes[i] = KINDS.index(kind)
+        return codes
+
+    def _assign(self, assignment) -> None:
+        """Each value's allocation, offset and size in XLA's buffer assignment; its allocation's kind."""
+        for allocation in assignment.allocations:
+            kind = allocation.kind if allocation.kind in KINDS else "other"
+            for value in allocation.values:
+                i = self._row_of.get(value.buffer_name)
+                if i is not None:
+                    self.allocation[i], self.offset[i], self.assigned_size[i] = allocation.index, value.offset, value.size
+                    if kind != "other":
+                        self.kind[i] = KINDS.index(kind)
+
+    def _xla_peak_moment(self) -> int:
+        """HloLiveRange::ComputePeakMemoryMoment: a sweep over range ends that, at each point, adds
+        the values starting there before it drops those that ended just before, and keeps the first
+        point with the largest running total. It sizes each value by its whole defining
+        instruction (a tuple's index table for every element), as XLA does."""
+        sweep = np.fromiter((xla_byte_size(v.instruction.shape) for v in self.values), np.int64, len(self.values))
+        live = _curve(self.start, self.end, sweep, self.end_time)
+        starting = np.bincount(self.start, weights=sweep, minlength=self.end_time + 1).astype(np.int64)
+        moment = starting.copy()
+        moment[1:] += live[:-1]
+        return int(np.argmax(moment)) if moment.max(initial=0) > 0 else 0
+
+    # -- queries ----------------------------------------------------------------------------
+    def live_at(self, time: int, order: str = "size") -> np.ndarray:
+        """Rows live at `time`, largest first ("size"), most padding first, or by definition."""
+        rows = np.flatnonzero((self.start <= time) & (self.end >= time))
+        if order == "padding waste":
+            keys = (self._name_rank[rows], -self.padded[rows], -self.waste[rows])
+        elif order == "program order":
+            keys = (self._name_rank[rows], -self.padded[rows], self.start[rows])
+        else:
+            keys = (self._name_rank[rows], -self.padded[rows])
+        return rows[np.lexsort(keys)]
+
+    def live_bytes(self, time: int) -> int:
+        return int(self.total[time]) if 0 <= time < len(self.total) else 0
+
+    def instruction_at(self, time: int) -> HloInstruction | None:
+        return self.sequence[time] if 0 <= time < len(self.sequence) else None
+
+    def time_of(self, ins: HloInstruction) -> int | None:
+        """The program point of an instruction, or of the scheduled instruction that runs it
+        (the fusion around a fused op, the caller of a reducer)."""
+        seen = set()
+        while ins is not None and ins.name not in seen:
+            seen.add(ins.name)
+            if ins.name in self._time_of:
+                return self._time_of[ins.name]
+            callers = self.module.callers(ins.computation)
+            ins = callers[0] if callers else None
+        return None
+
+    def row(self, name: str) -> int | None:
+        """The row of a value by its live-range name (`dot.1{}`)."""
+        return self._row_of.get(name)
+
+    def allocated_bytes(self, time: int) -> int | None:
+        """Bytes of XLA's allocations in use at `time`, memory that two live values share counted
+        once (an op writing over its dying operand); None without a buffer assignment."""
+        if self.allocated is None:
+            return None
+        return int(self.allocated[time]) if 0 <= time < len(self.allocated) else 0
+
+    def _allocated_curve(self) -> np.ndarray:
+        """`allocated_bytes` at every point. Two live values share bytes only where one's range
+        ends as the other's begins (XLA's heap never overlaps values it keeps apart), so the sum
+        of assigned sizes is exact except at those points, which get an exact union of intervals."""
+        placed = self.allocation >= 0
+        sizes = np.where(placed, self.assigned_size, self.padded)
+        curve = _curve(self.start, self.end, sizes, self.end_time)
+        touching: dict[tuple[int, int], list[int]] = {}
+        for i in np.flatnonzero(placed).tolist():
+            touching.setdefault((int(self.allocation[i]), int(self.end[i])), []).append(i)
+            touching.setdefault((int(self.allocation[i]), int(self.start[i])), []).append(i)
+        lo, hi = self.offset, self.offset + self.assigned_size
+        shared = {int(self.start[i]) for i in np.flatnonzero(placed).tolist()
+                  if any(j != i and lo[j] < hi[i] and lo[i] < hi[j]
+                         for j in touching[(int(self.allocation[i]), int(self.start[i]))])}
+        for time in shared:
+            curve[time] = self._union_bytes(time)
+        return curve
+
+    def _union_bytes(self, time: int) -> int:
+        rows = np.flatnonzero((self.start <= time) & (self.end >= time))
+        placed = rows[self.allocation[rows] >= 0]
+        loose = int(self.padded[rows[self.allocation[rows] < 0]].sum())
+        lo = self._allocation_base[self.allocation[placed]] + self.offset[placed]
+        order = np.argsort(lo, kind="stable")
+        lo, hi = lo[order], (lo + self.assigned_size[placed])[order]
+        reach = np.concatenate(([0], np.maximum.accumulate(hi)[:-1])) if len(hi) else hi
+        return loose + int(np.maximum(0, hi - np.maximum(lo, reach)).sum())
+
+    def peak_buffers(self) -> list[tuple[str, int]]:
+        """(name, XLA bytes) live at XLA's peak, largest first, as the live-range file lists them
+        (the file's own list when the profile came from one)."""
+        if self._file_peak_buffers is not None:
+            return self._file_peak_buffers
+        rows = self.live_at(self.peak_time, "size")
+        rows = rows[np.lexsort((self._name_rank[rows], -self.size[rows]))]
+        return [(self.names[i], int(self.size[i])) for i in rows]
+
+    def scope_of(self, row: int) -> str:
+        """The full name scope of a row's defining op."""
+        return _scope(self.values[row].instruction, None)
+
+    def scope_totals(self, time: int, depth: int) -> list[tuple[str, int]]:
+        """Padded bytes live at `time` per JAX name scope, cut to `depth` components, largest first."""
+        names, ids = self._scope_ids(depth)
+        rows = np.flatnonzero((self.start <= time) & (self.end >= time))
+        totals = np.bincount(ids[rows], weights=self.padded[rows], minlength=len(names))
+        present = np.flatnonzero(totals > 0)
+        order = present[np.argsort(-totals[present], kind="stable")]
+        return list(zip([names[i] for i in order.tolist()], totals[order].astype(np.int64).tolist()))
+
+    def scope_count(self, depth: int) -> int:
+        """How many scopes there are at `depth`: the most rows `scope_totals` can return."""
+        return len(self._scope_ids(depth)[0])
+
+    def _scope_ids(self, depth: int) -> tuple[list[str], np.ndarray]:
+        if depth not in self._scopes:
+            index: dict[str, int] = {}
+            ids = np.fromiter((index.setdefault(_scope(v.instruction, depth), len(index)) for v in self.values),
+                              np.int64, len(self.values))
+            self._scopes[depth] = (list(index), ids)
+        return self._scopes[depth]
+
+    def totals(self, stats: dict | None = None) -> Totals:
+        """Arguments, outputs, aliased and temporaries: memory_analysis(), XLA's allocations, or ours."""
+        if stats:
+            return Totals(stats.get("argument_size_in_bytes", 0), stats.get("output_size_in_bytes", 0),
+                          stats.get("alias_size_in_bytes", 0), stats.get("temp_size_in_bytes", 0),
+                          SOURCE_MEMORY_ANALYSIS, "temp allocation")
+        if self.assignment is not None:
+            b = self.assignment.breakdown()
+            return Totals(b.argument_bytes, b.output_bytes, b.alias_bytes, b.temp_bytes, SOURCE_BUFFER_ASSIGNMENT,
+                          "temp allocation")
+        kinds = self.kind
+        parameter, output, temp = (KINDS.index(k) for k in ("parameter", "output", "temp"))
+        at_peak = self.live_at(self.peak_time)
+        aliased = self._donated_output_bytes()
+        return Totals(int(self.padded[kinds == parameter].sum()),
+                      int(self.padded[kinds == output].sum()), aliased,
+                      int(self.padded[at_peak][kinds[at_peak] == temp].sum()), SOURCE_COMPUTED,
+                      "live at the peak")
+
+    def _donated_output_bytes(self) -> int:
+        params = {p.parameter_number: p for p in self.module.entry.parameters}
+        total = 0
+        for number, index in output_aliases(self.module).values():
+            if number in params:
+                total += _padded(subshape(params[number].shape, index))
+        return total
 
 
-def _peak(entry: ModuleEntry) -> Peak | None:
+def _curve(start: np.ndarray, end: np.ndarray, sizes: np.ndarray, end_time: int) -> np.ndarray:
+    """Bytes live at each point 0..end_time from inclusive [start, end] ranges."""
+    delta = np.zeros(end_time + 2, np.int64)
+    np.add.at(delta, start, sizes)
+    np.add.at(delta, end + 1, -sizes)
+    return np.cumsum(delta)[: end_time + 1]
+
+
+def _padded(shape) -> int:
+    return xla_byte_size(shape) if shape.is_tuple else shape.padded_byte_size
+
+
+def _logical(shape) -> int:
+    return xla_byte_size(shape) if shape.is_tuple else shape.byte_size
+
+
+def split_scope(op_name: str) -> list[str]:
+    """`jit(f)/transpose(jvp(a/b))/dot` -> ['jit(f)', 'transpose(jvp(a/b))', 'dot']: slashes inside
+    parentheses belong to their component."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(op_name):
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "/" and depth == 0:
+            parts.append(op_name[start:i])
+            start = i + 1
+    parts.append(op_name[start:])
+    return [p for p in parts if p]
+
+
+def _scope(ins: HloInstruction, depth: int | None) -> str:
+    """The name scope that made a value: its op_name without the op itself, cut to `depth` parts."""
+    if ins.opcode == "parameter" and ins.computation is ins.computation.module.entry:
+        return ARGUMENTS_SCOPE
+    parts = split_scope(ins.op_name)
+    if len(parts) > 1:
+        parts = parts[:-1]
+    return "/".join(parts[:depth]) if parts else NO_SCOPE
+
+
+# -- loading ----------------------------------------------------------------------------------
+
+_profiles: dict[int, tuple[ModuleEntry, MemoryProfile | None, str | None]] = {}
+
+
+def memory_profile(entry: ModuleEntry) -> MemoryProfile | None:
+    """The entry's profile, built once; None when the module has no program order (see `why_no_profile`)."""
+    cached = _profiles.get(id(entry))
+    if cached is None or cached[0] is not entry:
+        try:
+            profile, problem = _build(entry), None
+        except _NoProfile as e:
+            profile, problem = None, str(e)
+        cached = _profiles[id(entry)] = (entry, profile, problem)
+    return cached[1]
+
+
+def why_no_profile(entry: ModuleEntry) -> str | None:
+    memory_profile(entry)
+    return _profiles[id(entry)][2]
+
+
+class _NoProfile(Exception):
+    pass
+
+
+def _build(entry: ModuleEntry) -> MemoryProfile:
     from tui.model.xla_memory_files import parse_buffer_assignment, parse_live_range
 
-    if entry.live_range_path is not None:
-        report = parse_live_range(entry.live_range_path)
-        if report.peak_bytes is not None:
-            return Peak(report.peak_bytes, SOURCE_LIVE_RANGE, report.peak_buffers)
+    module = entry.load()
+    assignment = None
     if entry.buffer_assignment_path is not None:
-        assignment = parse_buffer_assignment(entry.buffer_assignment_path)
-        if assignment.peak_bytes is not None:
-            return Peak(assignment.peak_bytes, SOURCE_BUFFER_ASSIGNMENT, assignment.peak_buffers)
+        assignment = _try(parse_buffer_assignment, entry.buffer_assignment_path)
+    report, source = None, SOURCE_LIVE_RANGE
+    if entry.live_range_path is not None:
+        report = _try(parse_live_range, entry.live_range_path)
+    if report is None and assignment is not None and assignment.live_range is not None:
+        report, source = assignment.live_range, SOURCE_BUFFER_ASSIGNMENT
+    if report is not None:
+        ranges = _ranges_from_report(module, report)
+        if ranges is not None:
+            return MemoryProfile(module, ranges, source, report, assignment)
+    if not module.is_scheduled:
+        raise _NoProfile("the module is not scheduled (no program order yet): open an after-optimizations module")
+    return MemoryProfile(module, compute_live_ranges(module), SOURCE_COMPUTED, None, assignment)
+
+
+def _try(parse, path: os.PathLike):
+    try:
+        return parse(path)
+    except InputError:
+        return None
+
+
+def _ranges_from_report(module: HloModule, report) -> LiveRanges | None:
+    """XLA's printed ranges on this module's instructions; None if the file names other instructions."""
+    sequence = [module.instruction(name) for name in report.sequence]
+    if any(ins is None for ins in sequence):
+        return None
+    values = []
+    for name, (start, end) in report.buffers.items():
+        base, _, index_text = name.rpartition("{")
+        ins = module.instruction(base)
+        index = tuple(int(x) for x in index_text.rstrip("}").split(",") if x)
+        if ins is None or index not in dict(shape_indices(ins.shape)):
+            return None
+        values.append(LiveValue(ins, index, start, end))
+    return LiveRanges(sequence, values)
+
+
+# -- the peak, for --summary ------------------------------------------------------------------
+
+def peak_memory(entry: ModuleEntry) -> Peak | None:
+    """XLA's peak from its files, else computed from the schedule, else memory_analysis() totals."""
+    try:
+        profile = memory_profile(entry)
+    except InputError:
+        profile = None
+    if profile is not None:
+        return Peak(profile.peak_bytes, profile.source, profile.peak_buffers(), profile.peak_time)
     stats = entry.compiled_stats.get("memory_analysis")
     if stats:
         total = (stats.get("argument_size_in_bytes", 0) + stats.get("output_size_in_bytes", 0)
                  - stats.get("alias_size_in_bytes", 0) + stats.get("temp_size_in_bytes", 0))
         return Peak(total, SOURCE_MEMORY_ANALYSIS)
     return None
+
+
+def memory_counters(trace) -> list:
+    """The profile's counter tracks that measure memory (allocator stats, Chrome `C` memory series)."""
+    if trace is None:
+        return []
+    words = ("mem", "byte", "alloc", "heap", "hbm")
+    return [c for c in trace.counters if any(w in c.name.lower() for w in words)]

@@ -79,7 +79,7 @@ def format_summary(summary: dict) -> str:
         lines.append("trace: none")
     else:
         lost = f"; the profiler lost data ({len(trace['lost_data'])} warnings below)" if trace.get("lost_data") else ""
-        lines.append(f"trace: {trace['events']} events on {trace['tracks']} tracks over {_human_us(trace['span_us'])}{lost}")
+        lines.append(f"trace: {trace['events']} events on {trace['tracks']} tracks over {human_us(trace['span_us'])}{lost}")
     for w in summary["warnings"]:
         lines.append(f"warning: {w}")
     for e in summary["errors"]:
@@ -87,7 +87,8 @@ def format_summary(summary: dict) -> str:
     return "\n".join(lines)
 
 
-def _human_us(us: float) -> str:
+def human_us(us: float) -> str:
+    """12345.6 -> '12.346 ms': a duration for people."""
     if us >= 1e6:
         return f"{us / 1e6:.3f} s"
     if us >= 1e3:

@@ -28,7 +28,7 @@ class Selection:
     event: tuple[int, int] | None = None  # (track index, event index) in the trace
     time_range: tuple[int, int] | None = None  # ns
     buffer: str | None = None  # defining instruction of the selected buffer (with shape index)
-    program_point: int | None = None  # index into the main module's schedule
+    program_point: int | None = None  # index into the module's program order (memory screen: XLA's flattened schedule)
 
 
 @dataclass

@@ -1,47 +1,313 @@
-"""Key 3: memory figures of the current module (XLA's own files when the dump has them)."""
+"""Key 3: live bytes over the program order, the buffers at a point, and who holds them.
+
+The profile is built once in a worker (from XLA's files, or by XLA's rules from the scheduled
+HLO). After that a cursor key costs two NumPy queries over the profile's columns and repaints
+only what changed: the chart's cursor column, the lines of the tables whose buffer changed,
+and the cursor line.
+"""
 
 from __future__ import annotations
 
-from rich.table import Table
+import numpy as np
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.binding import Binding
+from textual.containers import Grid
 
+from tui.model.categories import instruction_category
+from tui.model.memory import SORTS, MemoryProfile, memory_counters, memory_profile, why_no_profile
 from tui.model.shapes import human_bytes
-from tui.model.workspace import Selection, Workspace
+from tui.model.summary import human_us
+from tui.model.workspace import ModuleEntry, Selection, Workspace
 from tui.screens.base import WorkspaceScreen
+from tui.widgets.buffer_table import BufferTable
+from tui.widgets.memory_chart import Marker, MemoryChart
+from tui.widgets.palette import category_style
+from tui.widgets.scope_list import ScopeList
+
+XLA_PEAK_COLOR = "#ffd75f"
+MAX_COLOR = "#ff5f5f"
+TRACE_POINTS = 512
+_BOLD, _DIM, _ITALIC = Style(bold=True), Style(dim=True), Style(italic=True)
+SORT_COLUMNS = {"size": "size", "padding waste": "padding", "program order": "live"}
+KEY_HINT = "keys: ←/→ step  shift+←/→ a column  home/end  ↑/↓ buffers  -/+ scope depth"
 
 
 class MemoryScreen(WorkspaceScreen):
     pane_title = "3 Memory"
+    # One container, a grid: every widget costs a little on every frame.
+    DEFAULT_CSS = """
+    MemoryScreen #memory-chart { height: 35%; }
+    MemoryScreen #memory-lower { height: 1fr; layout: grid; grid-size: 2 2; grid-columns: 2fr 1fr; grid-rows: 1fr 7; }
+    MemoryScreen #memory-buffers { row-span: 2; scrollbar-size-vertical: 1; }
+    MemoryScreen #memory-scopes { scrollbar-size: 0 0; }
+    MemoryScreen #memory-scopes, MemoryScreen #memory-trace { border-left: solid $panel-lighten-1; height: 100%; }
+    """
+    BINDINGS = [
+        Binding("left", "step(-1)", "Earlier", show=False),
+        Binding("right", "step(1)", "Later", show=False),
+        Binding("shift+left", "column(-1)", "Column left", show=False),
+        Binding("shift+right", "column(1)", "Column right", show=False),
+        Binding("home", "jump('start')", "Program start", show=False),
+        Binding("end", "jump('end')", "Program end", show=False),
+        Binding("p", "jump('peak')", "XLA's peak"),
+        Binding("m", "jump('max')", "Max live"),
+        Binding("s", "sort", "Sort"),
+        Binding("minus", "depth(-1)", "Scope -", show=False),
+        Binding("plus,equals_sign", "depth(1)", "Scope +", show=False),
+        Binding("g", "graph", "Graph"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.profile: MemoryProfile | None = None
+        self.cursor = 0
+        self.sort = SORTS[0]
+        self.depth = 3
+        self.selected_row: int | None = None
+        self._seen = Selection()
+        self._entry: ModuleEntry | None = None
+        self.chart = MemoryChart(id="memory-chart", caption=True)
+        self.table = BufferTable(id="memory-buffers")
+        self.scopes = ScopeList(id="memory-scopes")
+        self.trace_chart = MemoryChart(id="memory-trace")
 
     def body(self) -> ComposeResult:
-        with VerticalScroll():
-            yield Static(id="memory-body")
+        yield self.chart
+        with Grid(id="memory-lower"):
+            yield self.table
+            yield self.scopes
+            yield self.trace_chart
 
+    # -- loading --------------------------------------------------------------------------
     def show_workspace(self, ws: Workspace) -> None:
-        self._redraw()
+        self._seen = ws.selection
+        entry = ws.current
+        self._entry = entry
+        self.profile = None
+        self._head(Text(f"Reading the memory of {entry.label}…" if entry else "No module loaded.", style="italic"))
+        self._load(entry, ws.trace)
 
+    @work(thread=True, exclusive=True, group="memory", exit_on_error=False)
+    def _load(self, entry: ModuleEntry | None, trace) -> None:
+        from tui.model.errors import InputError
+
+        profile, problem = None, "no module loaded"
+        if entry is not None:
+            try:
+                profile, problem = memory_profile(entry), why_no_profile(entry)
+            except InputError as e:
+                problem = str(e)
+        counters = memory_counters(trace)
+        self.app.call_from_thread(self._loaded, entry, profile, problem, trace, counters)
+
+    def _loaded(self, entry: ModuleEntry | None, profile: MemoryProfile | None, problem: str | None, trace,
+                counters) -> None:
+        if entry is not self._entry:
+            return
+        self._show_trace(trace, counters)
+        self.profile = profile
+        self.table.set_profile(profile)
+        if profile is None:
+            about = f" for {entry.label}" if entry is not None else ""
+            self._head(Text(f"No memory profile{about}: {problem}", style="italic"))
+            self.chart.set_note("")
+            self.chart.set_caption([])
+            self.scopes.set_rows("", [], 0, 1)
+            return
+        markers = [Marker(profile.peak_time, "XLA peak", XLA_PEAK_COLOR)]
+        if profile.max_time != profile.peak_time:
+            markers.append(Marker(profile.max_time, "max", MAX_COLOR))
+        series = [(_space_label(space), profile.live[space]) for space in profile.spaces]
+        self.chart.set_series(series, markers)
+        self._head(self._head_text(entry, profile))
+        sel = self.workspace.selection
+        start = sel.program_point if sel.program_point is not None else profile.peak_time
+        self._seen = sel
+        if sel.buffer is not None:
+            self._show_buffer(profile.row(sel.buffer))
+        self._move(start)
+        self.table.focus()
+
+    def _head_text(self, entry: ModuleEntry, p: MemoryProfile) -> Text:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        if (p.max_time, p.max_bytes) == (p.peak_time, p.peak_bytes):
+            text.append(f"Peak {human_bytes(p.peak_bytes)}", style="bold")
+            text.append(f" at #{p.peak_time} ({p.source})")
+        else:
+            text.append(f"Max live {human_bytes(p.max_bytes)}", style=f"bold {MAX_COLOR}")
+            text.append(f" at #{p.max_time}  ·  ")
+            text.append(f"XLA's peak {human_bytes(p.peak_bytes)}", style=f"bold {XLA_PEAK_COLOR}")
+            text.append(f" at #{p.peak_time} ({p.source}; XLA counts a point's new buffers before "
+                        "freeing the dead ones when it picks its moment)", style="dim")
+        totals = p.totals(entry.compiled_stats.get("memory_analysis"))
+        text.append("\n")
+        for label, value in (("arguments", totals.arguments), ("outputs", totals.outputs),
+                             ("aliased", totals.aliased), ("temporaries", totals.temporaries)):
+            text.append(f"{label} ")
+            text.append(human_bytes(value), style="bold")
+            text.append("  ")
+        text.append(f"({totals.source}; temporaries: {totals.temporaries_note})", style="dim")
+        text.append("\n")
+        text.append(KEY_HINT, style="dim")
+        return text
+
+    def _head(self, text: Text) -> None:
+        self.chart.set_titles(text.split("\n"))
+
+    def _show_trace(self, trace, counters) -> None:
+        chart = self.trace_chart
+        if not counters:
+            chart.set_titles([Text("Memory over time (profile)", style="bold")])
+            chart.set_note("No profile loaded: memory over time needs a GPU/TPU profile with allocator stats."
+                           if trace is None else
+                           "This profile has no device memory counters (allocator stats): CPU profiles do not "
+                           "record them. The chart above is the compiled program's own account.")
+            return
+        t0, t1 = trace.span
+        grid = np.linspace(t0, t1, TRACE_POINTS).astype(np.int64)
+        shown = sorted((c for c in counters if c.value.max(initial=0) > 0), key=lambda c: -c.value.max())[:2]
+        series = []
+        for counter in shown:
+            at = np.searchsorted(counter.time_ns, grid, side="right") - 1
+            values = np.where(at >= 0, counter.value[np.clip(at, 0, None)], 0).astype(np.int64)
+            series.append((counter.name.split()[0][:9], values))
+        chart.tick = lambda point: human_us((grid[min(point, len(grid) - 1)] - t0) / 1000)
+        names = ", ".join(c.name for c in shown) + (f" (of {len(counters)} counters)" if len(counters) > len(shown) else "")
+        chart.set_titles([Text.assemble(("Memory over time (profile): ", "bold"), (names, "dim"))])
+        if series:
+            chart.set_series(series, [])
+        else:
+            chart.set_note("The profile's memory counters are all zero.")
+
+    # -- the cursor -----------------------------------------------------------------------
+    def _move(self, point: int) -> None:
+        """Put the program cursor on `point`. Local: the shared selection hears of it when a buffer
+        is chosen or the screen is left (a broadcast per key would repaint every status bar)."""
+        p = self.profile
+        if p is None:
+            return
+        point = max(0, min(p.end_time, point))
+        self.cursor = point
+        self.chart.set_cursor(point)
+        rows = p.live_at(point, self.sort)
+        self.table.set_rows(rows, keep=self.selected_row if self.selected_row is not None else self.table.current)
+        self._show_scopes()
+        self.chart.set_caption(self._cursor_line(point, len(rows)))
+
+    def _show_scopes(self) -> None:
+        p = self.profile
+        totals = p.scope_totals(self.cursor, self.depth)
+        title = f"By name scope at the cursor (depth {self.depth})"
+        self.scopes.set_rows(title, totals, p.scope_count(self.depth), p.max_bytes)
+
+    def _cursor_line(self, point: int, count: int) -> list[Segment]:
+        """`#117/222 fusion.3 = fusion kLoop f32[..]  · live 4.9 MiB in 76 buffers  op_name`."""
+        p = self.profile
+        ins = p.instruction_at(point)
+        live = p.live_bytes(point)
+        line = [Segment(f"▲#{point}/{p.end_time} ", _BOLD)]
+        if ins is None:
+            line.append(Segment("end of program: outputs and arguments", _ITALIC))
+        else:
+            kind = f" {ins.fusion_kind}" if ins.fusion_kind else ""
+            line += [Segment(ins.name, category_style(instruction_category(ins))),
+                     Segment(f" = {ins.opcode}{kind} {ins.shape.text}", _DIM)]
+        line.append(Segment(f"  · live {human_bytes(live)} in {count} buffers"))
+        allocated = p.allocated_bytes(point)
+        if allocated is not None and allocated != live:
+            line.append(Segment(f" ({human_bytes(allocated)} allocated: some share memory)", _DIM))
+        if ins is not None and ins.op_name:
+            line.append(Segment(f"  {ins.op_name}", _DIM))
+        return line
+
+    def on_screen_suspend(self) -> None:
+        if self.profile is not None and self.workspace.selection.program_point != self.cursor:
+            self.app.select(program_point=self.cursor)
+            self._seen = self.workspace.selection
+
+    def action_step(self, delta: int) -> None:
+        self._move(self.cursor + delta)
+
+    def action_column(self, direction: int) -> None:
+        """One chart column: as many program points as a column covers."""
+        if self.profile is not None:
+            step = max(1, -(-(self.profile.end_time + 1) // self.chart.plot_width))
+            self._move(self.cursor + direction * step)
+
+    def action_jump(self, where: str) -> None:
+        p = self.profile
+        if p is not None:
+            self._move({"start": 0, "end": p.end_time, "peak": p.peak_time, "max": p.max_time}[where])
+
+    def action_sort(self) -> None:
+        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        self.table.set_sorted_by(SORT_COLUMNS[self.sort])
+        self._move(self.cursor)
+
+    def action_depth(self, delta: int) -> None:
+        self.depth = max(1, min(12, self.depth + delta))
+        if self.profile is not None:
+            self._show_scopes()
+
+    def action_graph(self) -> None:
+        p = self.profile
+        if p is None:
+            return
+        row = self.table.current
+        ins = p.values[row].instruction if row is not None else p.instruction_at(self.cursor)
+        if ins is not None:
+            self.app.show("graph", instruction=ins, program_point=self.cursor)
+
+    def on_memory_chart_clicked(self, event: MemoryChart.Clicked) -> None:
+        if event.control is self.chart:
+            self._move(event.point)
+
+    # -- buffers --------------------------------------------------------------------------
+    def on_buffer_table_highlighted(self, event: BufferTable.Highlighted) -> None:
+        p = self.profile
+        self._show_buffer(event.row)
+        value = p.values[event.row]
+        self.app.select(instruction=value.instruction, buffer=value.name, program_point=self.cursor)
+        self._seen = self.workspace.selection
+
+    def _show_buffer(self, row: int | None) -> None:
+        self.selected_row = row
+        span = None if row is None else (int(self.profile.start[row]), int(self.profile.end[row]))
+        self.chart.set_span(span)
+
+    # -- the shared selection -------------------------------------------------------------
     def show_selection(self, old: Selection, new: Selection) -> None:
-        if old.module != new.module:
-            self._redraw()
-
-    def _redraw(self) -> None:
-        from tui.model.memory import peak_memory
-
-        body = self.query_one("#memory-body", Static)
-        entry = self.workspace.current
-        if entry is None:
-            body.update(Text("No module loaded.", style="italic"))
+        seen, self._seen = self._seen, new
+        if new.module != seen.module:
+            self.show_workspace(self.workspace)
             return
-        peak = peak_memory(entry)
-        if peak is None:
-            body.update(Text("No memory figures for this module.", style="italic"))
+        p = self.profile
+        if p is None:
             return
-        table = Table(title=f"Peak {human_bytes(peak.bytes)} ({peak.source})", title_justify="left")
-        table.add_column("buffer")
-        table.add_column("bytes", justify="right")
-        for name, size in peak.buffers:
-            table.add_row(name, human_bytes(size))
-        body.update(table)
+        if new.buffer != seen.buffer and new.buffer is not None:
+            row = p.row(new.buffer)
+            self._show_buffer(row)
+            if row is not None:
+                self.table.move_to(row)
+        target = None
+        if new.program_point != seen.program_point and new.program_point is not None:
+            target = new.program_point
+        elif new.instruction != seen.instruction and new.instruction and not self._is_selected_buffer(new):
+            ins = self.workspace.instruction
+            target = p.time_of(ins) if ins is not None else None
+        if target is not None and target != self.cursor:
+            self._move(target)
+
+    def _is_selected_buffer(self, sel: Selection) -> bool:
+        """The instruction was selected with one of its buffers (here): the cursor stays put."""
+        row = self.profile.row(sel.buffer) if sel.buffer else None
+        return row is not None and self.profile.values[row].instruction.name == sel.instruction
+
+
+def _space_label(space: int) -> str:
+    return "device" if space == 0 else "host S(5)" if space == 5 else f"S({space})"
+

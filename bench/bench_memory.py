@@ -1,0 +1,92 @@
+"""The memory screen on the 48-layer GPT train step: key-to-frame vs a trivial Textual app.
+
+    python -m bench.bench_memory [--layers 48] [--rounds 10] [--repeat 5]
+
+Target (issue 4): ratio <= 1.2 for moving the program cursor (left/right), the buffer table
+(up/down, which also changes the shared selection) and the jumps (p/m, home/end), measured
+with bench.keyframe in one process. Each case runs `--repeat` times, the trivial app and ours
+one after the other, and prints the median of the ratios and the ratio of the medians (one
+pair swings by 2x either way on a shared machine). Unbound keys (x/z) give the floor: what any
+key costs on this screen's widget tree before the screen does anything. Also prints how long
+the screen takes to open (the profile built in its worker, then drawn), from XLA's sidecar
+files and from the HLO text alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import statistics
+import time
+
+from bench.keyframe import SIZE, TrivialApp, key_to_frame
+from bench.workloads import CACHE, gpt_dump, gpt_hlo
+
+
+async def _open_screen(app, pilot) -> None:
+    await pilot.press("3")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def _open_time(path, size) -> float:
+    """Seconds from pressing 3 (workspace loaded) until the memory screen shows its profile."""
+    from tui.app import XlaTuiApp
+    from tui.screens.memory import MemoryScreen
+
+    async def run() -> float:
+        app = XlaTuiApp(path)
+        async with app.run_test(size=size) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            start = time.perf_counter()
+            await _open_screen(app, pilot)
+            assert isinstance(app.screen, MemoryScreen) and app.screen.profile is not None
+            return time.perf_counter() - start
+
+    return asyncio.run(run())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--layers", type=int, default=48)
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=5, help="comparisons per case (the machine is shared)")
+    args = parser.parse_args()
+
+    from tui.app import XlaTuiApp
+
+    dump = gpt_dump(args.layers)
+    text_only = CACHE / f"gpt{args.layers}_text_only"
+    text_only.mkdir(exist_ok=True)
+    lone = text_only / "train_step.txt"
+    if not lone.exists():
+        shutil.copy(gpt_hlo(args.layers), lone)
+    for label, path in (("sidecar files", dump), ("HLO text alone", lone)):
+        times = [_open_time(path, SIZE) for _ in range(3)]
+        print(f"open the memory screen ({label}): {statistics.median(times) * 1000:.0f} ms (median of 3)")
+
+    def app():
+        return XlaTuiApp(dump)
+
+    cases = [
+        ("unbound keys x/z (the floor: any key on this screen)", ["x", "z"]),
+        ("program cursor (right/left)", ["right", "left"]),
+        ("buffer table (down/up, selects the buffer)", ["down", "up"]),
+        ("jumps to XLA's peak and the max (p/m)", ["p", "m"]),
+        ("jumps to the ends (end/home)", ["end", "home"]),
+    ]
+    for label, keys in cases:
+        peers, ours = [], []
+        for _ in range(args.repeat):
+            peers.append(key_to_frame(TrivialApp, ["j", "k"], args.rounds))
+            ours.append(key_to_frame(app, keys, args.rounds, _open_screen))
+        pairs = statistics.median(o / p for o, p in zip(ours, peers))
+        print(f"{label}: median of {args.repeat} ratios {pairs:.2f}; median {statistics.median(ours) * 1000:.2f} ms"
+              f" vs trivial app {statistics.median(peers) * 1000:.2f} ms -> "
+              f"{statistics.median(ours) / statistics.median(peers):.2f} (target <= 1.2)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,243 @@
+"""The memory screen (key 3): the program cursor, the buffer table, cross-links, and snapshots.
+
+Pilot tests drive the real app on the committed fixtures (and on programs compiled in the run)
+and check what it shows against XLA's own files for the same module.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+from conftest import FIXTURES, main_hlo, screen_text
+
+from tui.app import XlaTuiApp
+from tui.model.memory import SOURCE_COMPUTED, SOURCE_LIVE_RANGE
+from tui.model.xla_memory_files import parse_live_range
+from tui.screens.details import DetailsScreen
+from tui.screens.graph import GraphScreen
+from tui.screens.memory import MemoryScreen
+
+TRANSFORMER_LIVE_RANGE = next((FIXTURES / "transformer").glob("module_0014*-live-range.txt"))
+
+
+async def open_memory(pilot) -> MemoryScreen:
+    app = pilot.app
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.press("3")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, MemoryScreen) and screen.profile is not None
+    return screen
+
+
+async def test_memory_cursor_moves_and_jumps():
+    report = parse_live_range(TRANSFORMER_LIVE_RANGE)
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_memory(pilot)
+        profile = screen.profile
+        assert profile.source == SOURCE_LIVE_RANGE and (profile.peak_time, profile.peak_bytes) == (
+            report.peak_time, report.peak_bytes)
+        assert screen.cursor == report.peak_time  # it opens on XLA's peak
+        await pilot.press("right", "right", "left")
+        assert screen.cursor == report.peak_time + 1
+        ins = profile.instruction_at(screen.cursor)
+        assert ins.name == report.sequence[screen.cursor]
+        text = screen_text(app)
+        assert f"▲#{screen.cursor}/{report.max_time} {ins.name}" in text
+        assert f"in {len(profile.live_at(screen.cursor))} buffers" in text
+        await pilot.press("end")
+        assert screen.cursor == report.max_time and "end of program" in screen_text(app)
+        await pilot.press("home")
+        assert screen.cursor == 0
+        await pilot.press("m")
+        assert screen.cursor == int(np.argmax(profile.total)) == profile.max_time
+        await pilot.press("p")
+        assert screen.cursor == report.peak_time
+        await pilot.press("shift+right")
+        assert screen.cursor > report.peak_time
+        # the table lists exactly the buffers live here, largest first
+        rows = screen.table.rows
+        assert set(rows) == set(profile.live_at(screen.cursor))
+        assert list(profile.padded[rows]) == sorted(profile.padded[rows], reverse=True)
+        # leaving the screen tells the others where the cursor is
+        await pilot.press("1")
+        assert isinstance(app.screen, GraphScreen)
+        assert app.selection.program_point == screen.cursor
+
+
+async def test_memory_redraws_for_a_new_terminal_size():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_memory(pilot)
+        await pilot.resize_terminal(90, 28)
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        axis = next(line for line in lines if line.rstrip().endswith("┘"))
+        assert len(axis.rstrip()) == 90 == len(lines[0])
+        assert any(line.startswith(f"▲#{screen.cursor}/") for line in lines)
+
+
+async def test_memory_selecting_a_buffer_selects_its_instruction():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_memory(pilot)
+        profile, at = screen.profile, screen.cursor
+        second = int(screen.table.rows[1])
+        await pilot.press("down")
+        value = profile.values[second]
+        sel = app.selection
+        assert (sel.buffer, sel.instruction, sel.program_point) == (value.name, value.instruction.name, at)
+        assert screen.cursor == at  # choosing a buffer does not move the program cursor
+        assert screen.chart.span == (value.start, value.end)  # its live range is marked on the chart
+        await pilot.press("2")
+        assert isinstance(app.screen, DetailsScreen)
+        assert value.instruction.name in screen_text(app)
+        await pilot.press("3")
+        assert screen.cursor == at and screen.table.current == second
+        await pilot.press("g")  # its defining instruction in the graph
+        assert isinstance(app.screen, GraphScreen) and app.selection.instruction == value.instruction.name
+
+
+async def test_memory_follows_an_op_selected_elsewhere():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_memory(pilot)
+        profile = screen.profile
+        fusion = next(i for i in profile.sequence[10:] if i.opcode == "fusion")
+        inner = next(i for i in fusion.called_computations[0].instructions if i.opcode != "parameter")
+        app.select(instruction=inner.name)  # an op inside a fusion: the cursor goes to the fusion
+        await pilot.pause()
+        assert screen.cursor == profile.sequence.index(fusion)
+        await pilot.press("1")
+        dot = next(i for i in profile.sequence if i.opcode == "dot")
+        app.select(instruction=dot.name)  # chosen while the memory screen is hidden
+        await pilot.press("3")
+        await pilot.pause()
+        assert screen.cursor == profile.sequence.index(dot)
+
+
+async def test_memory_sorts_and_groups_by_name_scope():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_memory(pilot)
+        profile, rows = screen.profile, screen.table.rows
+        await pilot.press("s")
+        assert screen.sort == "padding waste" and "padding ▼" in screen_text(app)
+        assert list(profile.waste[screen.table.rows]) == sorted(profile.waste[rows], reverse=True)
+        await pilot.press("s")
+        assert list(profile.start[screen.table.rows]) == sorted(profile.start[rows])
+        scopes = dict(screen.scopes.rows)
+        assert sum(scopes.values()) == profile.live_bytes(screen.cursor)
+        assert any(scope.endswith("/mlp") for scope in scopes)
+        await pilot.press("minus", "minus")
+        assert screen.depth == 1 and all("/" not in scope for scope, _ in screen.scopes.rows)
+        assert "(depth 1)" in screen_text(app)
+
+
+async def test_memory_of_hlo_text_alone_is_computed(tmp_path):
+    lone = tmp_path / "train_step.txt"
+    shutil.copy(next((FIXTURES / "transformer").glob("module_0014*after_optimizations.txt")), lone)
+    report = parse_live_range(TRANSFORMER_LIVE_RANGE)
+    app = XlaTuiApp(lone)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_memory(pilot)
+        assert screen.profile.source == SOURCE_COMPUTED
+        assert (screen.profile.peak_time, screen.profile.peak_bytes) == (report.peak_time, report.peak_bytes)
+        assert SOURCE_COMPUTED in screen_text(app)
+
+
+async def test_memory_of_a_captured_function_shows_memory_analysis():
+    """tui.capture compiles in this process: memory_analysis() gives the totals, XLA's files the peak."""
+    import jax
+    import jax.numpy as jnp
+
+    import tui
+    from tui.model.shapes import human_bytes
+
+    def loss(w, x):
+        return jnp.tanh(x @ w).sum()
+
+    ws = tui.capture(jax.jit(jax.grad(loss)), jnp.ones((64, 64)), jnp.ones((32, 64)))
+    stats = ws.main.compiled_stats["memory_analysis"]
+    app = XlaTuiApp(workspace=ws)
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await open_memory(pilot)
+        assert screen.profile.source == SOURCE_LIVE_RANGE
+        text = screen_text(app)
+        assert "compiled.memory_analysis()" in text
+        assert f"arguments {human_bytes(stats['argument_size_in_bytes'])}" in text
+        assert f"temporaries {human_bytes(stats['temp_size_in_bytes'])}" in text
+
+
+async def test_memory_of_a_loop_program(programs):
+    """A scan: the while body's instructions have program points of their own."""
+    app = XlaTuiApp(main_hlo(programs["scan"]))
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_memory(pilot)
+        body = next(i for i in screen.profile.sequence if i.computation.kind == "while body" and i.opcode == "fusion")
+        app.select(instruction=body.name)
+        await pilot.pause()
+        assert screen.cursor == screen.profile.sequence.index(body)
+        assert body.name in screen_text(app)
+
+
+async def test_memory_says_why_when_there_is_no_profile(programs):
+    app = XlaTuiApp(main_hlo(programs["mlp_grad"], "before"))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("3")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen.profile is None and "not scheduled" in screen_text(app)
+        await pilot.press("right", "p", "down")  # keys do nothing, and nothing breaks
+
+
+async def test_memory_over_time_from_a_profile(corpus):
+    app = XlaTuiApp(corpus / "traces" / "xprof_demo_tf_gpu_multiworker_2020.xplane.pb")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("3")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        chart = app.screen.trace_chart
+        assert chart.series and all(values.max() > 0 for _, values in chart.series)
+        assert "bytes" in screen_text(app)
+
+
+async def test_memory_says_when_the_profile_has_no_memory_counters():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_memory(pilot)
+        assert not screen.trace_chart.series
+        assert "no device memory counters" in screen_text(app)
+
+
+# -- snapshots (committed fixtures only) -------------------------------------------------------
+
+async def _memory_with_a_buffer(pilot) -> None:
+    await open_memory(pilot)
+    await pilot.press("right", "down", "down")
+    pilot.app.clear_notifications()  # the loader's toast about the profile folder, not ours
+    await pilot.pause()
+
+
+async def _memory_opened(pilot) -> None:
+    await open_memory(pilot)
+    pilot.app.clear_notifications()
+    await pilot.pause()
+
+
+def test_memory_snapshot_transformer_wide(snap_compare):
+    assert snap_compare(XlaTuiApp(FIXTURES / "transformer"), terminal_size=(160, 45), run_before=_memory_with_a_buffer)
+
+
+def test_memory_snapshot_transformer_small(snap_compare):
+    assert snap_compare(XlaTuiApp(FIXTURES / "transformer"), terminal_size=(80, 24), run_before=_memory_opened)
+
+
+def test_memory_snapshot_sharded(snap_compare):
+    assert snap_compare(XlaTuiApp(FIXTURES / "sharded"), terminal_size=(120, 36), run_before=_memory_with_a_buffer)

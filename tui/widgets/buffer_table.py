@@ -1,0 +1,215 @@
+"""The buffers live at a program point: a virtualized table over a MemoryProfile's columns.
+
+Rows are a NumPy array of value rows, so a point where tens of thousands of buffers are live
+costs the same to draw as one with ten. Each row's strip is built once; moving the program
+cursor repaints only the lines whose buffer changed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding
+from textual.events import Click
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tui.model.memory import KINDS, MemoryProfile
+from tui.model.shapes import human_bytes
+from tui.widgets.frame_cache import FrameCache
+
+_HEADER = Style(bold=True, underline=True)
+_DIM = Style(dim=True)
+_KIND_STYLES = {
+    "parameter": Style(color="#8a8a8a"), "output": Style(color="#87d787"), "temp": Style(color="#5fafff"),
+    "constant": Style(color="#d7d75f"), "thread-local": Style(color="#d787d7"), "other": Style(),
+}
+_CURSOR = Style(reverse=True)
+_CURSOR_BLURRED = Style(bgcolor="#303030")
+
+
+class BufferTable(FrameCache, ScrollView, can_focus=True, inherit_bindings=False):
+    DEFAULT_CSS = """
+    BufferTable { height: 1fr; }
+    """
+    BINDINGS = [
+        Binding("up,k", "move(-1)", "Up", show=False),
+        Binding("down,j", "move(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("enter", "choose", "Select buffer", show=False),
+    ]
+
+    class Highlighted(Message):
+        """The cursor is on another buffer (a value row of the profile)."""
+
+        def __init__(self, row: int):
+            super().__init__()
+            self.row = row
+
+    def __init__(self, *, id: str | None = None):
+        super().__init__(id=id)
+        self.profile: MemoryProfile | None = None
+        self.rows = np.zeros(0, np.int64)
+        self.cursor = 0
+        self.sorted_by = "size"  # the column marked in the header: size, padding or live
+
+    # -- data -----------------------------------------------------------------------------
+    def set_profile(self, profile: MemoryProfile | None) -> None:
+        self.profile = profile
+        self.strip_cache.clear()
+        self.rows = np.zeros(0, np.int64)
+        self.cursor = 0
+        self._size_for_rows()
+        self.refresh()
+
+    def _size_for_rows(self) -> None:
+        """Room for the longest table any point has: the size never changes with the cursor, so a
+        cursor move never costs a layout pass."""
+        rows = self.profile.max_live_count if self.profile is not None else 0
+        self.virtual_size = Size(self.view_size.width, rows + 1)
+
+    def set_rows(self, rows: np.ndarray, keep: int | None = None) -> None:
+        """Show these value rows; the cursor stays on `keep` (a value row) when it is among them."""
+        old_rows, old_cursor, top = self.rows, self.cursor, self.scroll_offset.y
+        self.rows = rows
+        found = np.flatnonzero(rows == keep) if keep is not None else ()
+        self.cursor = int(found[0]) if len(found) else min(old_cursor, max(0, len(rows) - 1))
+        if not self._scroll_to_cursor():
+            self._refresh_changed(old_rows, old_cursor, top)
+
+    def _refresh_changed(self, old_rows: np.ndarray, old_cursor: int, top: int) -> None:
+        """Repaint only the visible lines whose buffer (or cursor mark) changed."""
+        height = max(0, self.view_size.height - 1)
+        new = self.rows[top: top + height]
+        old = old_rows[top: top + height]
+        changed = np.ones(height, bool)
+        both = min(len(new), len(old))
+        changed[:both] = new[:both] != old[:both]
+        changed[max(len(new), len(old)):] = False
+        for index in (old_cursor - top, self.cursor - top):
+            if 0 <= index < height:
+                changed[index] = True
+        lines = np.flatnonzero(changed)
+        if len(lines) > height // 2:
+            self.refresh()
+        else:
+            self.refresh_view_lines(line + 1 for line in lines.tolist())
+
+    def set_sorted_by(self, column: str) -> None:
+        self.sorted_by = column
+        self.refresh_view_lines([0])
+
+    @property
+    def current(self) -> int | None:
+        """The value row under the cursor."""
+        return int(self.rows[self.cursor]) if 0 <= self.cursor < len(self.rows) else None
+
+    def move_to(self, row: int) -> bool:
+        found = np.flatnonzero(self.rows == row)
+        if not len(found):
+            return False
+        self._set_cursor(int(found[0]), announce=False)
+        return True
+
+    # -- keys -----------------------------------------------------------------------------
+    def action_move(self, delta: int) -> None:
+        if len(self.rows):
+            self._set_cursor(max(0, min(len(self.rows) - 1, self.cursor + delta)))
+
+    def action_page(self, direction: int) -> None:
+        self.action_move(direction * max(1, self.view_size.height - 2))
+
+    def action_choose(self) -> None:
+        if self.current is not None:
+            self.post_message(self.Highlighted(self.current))
+
+    def on_click(self, event: Click) -> None:
+        index = event.y - 1 + self.scroll_offset.y
+        if event.y >= 1 and 0 <= index < len(self.rows):
+            self._set_cursor(index)
+
+    def _set_cursor(self, index: int, announce: bool = True) -> None:
+        old = self.cursor
+        self.cursor = index
+        if not self._scroll_to_cursor():
+            top = self.scroll_offset.y
+            self.refresh_view_lines({old - top + 1, index - top + 1})
+        if announce and self.current is not None:
+            self.post_message(self.Highlighted(self.current))
+
+    def _scroll_to_cursor(self) -> bool:
+        """Scroll so the cursor row shows; True if that repainted everything."""
+        top, height = self.scroll_offset.y, max(1, self.view_size.height - 1)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
+        else:
+            return False
+        self.refresh()
+        return True
+
+    def on_focus(self) -> None:
+        self.refresh_view_lines([self.cursor - self.scroll_offset.y + 1])  # its mark depends on focus
+
+    def on_blur(self) -> None:
+        self.refresh_view_lines([self.cursor - self.scroll_offset.y + 1])
+
+    def on_resize(self) -> None:
+        self._size_for_rows()
+
+    # -- drawing --------------------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        width = self.view_size.width
+        if y == 0:
+            segments = [Segment(_cell(name + (" ▼" if name == self.sorted_by else ""), w, align), _HEADER)
+                        for name, w, align in COLUMNS]
+            return Strip(segments).crop(0, width).extend_cell_length(width).apply_style(self.base_style)
+        index = y - 1 + self.scroll_offset.y
+        if self.profile is None or index >= len(self.rows):
+            return Strip.blank(width, self.base_style)
+        row = int(self.rows[index])
+        strip = self.strip_cache.get((row, width))
+        if strip is None:
+            if len(self.strip_cache) > 4096:
+                self.strip_cache.clear()
+            strip = self.strip_cache[(row, width)] = self._row_strip(row, width)
+        if index == self.cursor:
+            strip = strip.apply_style(_CURSOR if self.has_focus else _CURSOR_BLURRED)
+        return strip
+
+    def _row_strip(self, row: int, width: int) -> Strip:
+        p = self.profile
+        kind = KINDS[p.kind[row]]
+        waste = int(p.waste[row])
+        allocation = f"#{p.allocation[row]} +{human_bytes(int(p.offset[row]))}" if p.allocation[row] >= 0 else "-"
+        cells = {
+            "size": (human_bytes(int(p.padded[row])), Style()),
+            "buffer": (p.names[row], Style()),
+            "live": (f"{p.start[row]}-{p.end[row]}", _DIM),
+            "kind": (kind, _KIND_STYLES[kind]),
+            "padding": (human_bytes(waste) if waste else "-", Style(color="#ffaf00") if waste else _DIM),
+            "shape": (p.values[row].shape.text, _DIM),
+            "allocation": (allocation, _DIM),
+            "name scope": (p.scope_of(row), _DIM),
+        }
+        segments = [Segment(_cell(cells[name][0], w, align), cells[name][1]) for name, w, align in COLUMNS]
+        return Strip(segments).crop(0, width).extend_cell_length(width).apply_style(self.base_style)
+
+
+# (title, width, alignment); the last column takes what is left.
+COLUMNS = (("size", 10, ">"), ("buffer", 30, "<"), ("live", 11, "<"), ("kind", 10, "<"), ("padding", 9, ">"),
+           ("allocation", 15, "<"), ("shape", 26, "<"), ("name scope", 0, "<"))
+
+
+def _cell(text: str, width: int, align: str) -> str:
+    """A column's text padded to its width plus one space (clipped with an ellipsis)."""
+    if not width:
+        return text
+    if len(text) > width:
+        text = text[: width - 1] + "…"
+    return f"{text:{align}{width}} "

@@ -1,0 +1,78 @@
+"""Bytes per JAX name scope, ranked, each line shaded in proportion: "which part of my model holds
+the memory".
+
+A Line-API list: a program-cursor move repaints only the lines whose scope or bytes changed
+(the shading is relative to a fixed scale, the profile's highest point, so one line's change
+never redraws the others).
+"""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tui.model.shapes import human_bytes
+from tui.widgets.frame_cache import FrameCache
+
+_TITLE = Style(bold=True)
+_BAR = Style(bgcolor="#1c3a5a")
+_DIM = Style(dim=True)
+
+
+class ScopeList(FrameCache, ScrollView, can_focus=False):
+    DEFAULT_CSS = """
+    ScopeList { height: 1fr; }
+    """
+
+    def __init__(self, *, id: str | None = None):
+        super().__init__(id=id)
+        self.title_text = ""
+        self.rows: list[tuple[str, int]] = []
+        self.scale = 1
+
+    def set_rows(self, title: str, rows: list[tuple[str, int]], most: int, scale: int) -> None:
+        """Show `rows` (scope, bytes) shaded against `scale` bytes; `most` is the longest list this
+        view will get (sizing for it once spares a layout pass on every update)."""
+        old, old_title = self.rows, self.title_text
+        self.title_text, self.rows = title, rows
+        if scale != self.scale:
+            self.scale = max(1, scale)
+            self.strip_cache.clear()
+            old = []
+        if self.virtual_size.height != most + 1:
+            self.virtual_size = Size(self.view_size.width, most + 1)
+        top = self.scroll_offset.y
+        lines = [0] if title != old_title else []
+        for i in range(top, min(max(len(rows), len(old)), top + self.view_size.height - 1)):
+            if i >= len(rows) or i >= len(old) or rows[i] != old[i]:
+                lines.append(i - top + 1)
+        self.refresh_view_lines(lines)
+
+    def on_resize(self) -> None:
+        self.virtual_size = Size(self.view_size.width, self.virtual_size.height)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.view_size.width
+        if y == 0:
+            return Strip([Segment(self.title_text, _TITLE)]).crop(0, width).extend_cell_length(width).apply_style(
+                self.base_style)
+        index = y - 1 + self.scroll_offset.y
+        if index >= len(self.rows):
+            return Strip.blank(width, self.base_style)
+        scope, size = self.rows[index]
+        strip = self.strip_cache.get((scope, size, width))
+        if strip is None:
+            if len(self.strip_cache) > 4096:
+                self.strip_cache.clear()
+            style = _DIM if scope.startswith("(") else Style()
+            room, shown = width - 11, scope
+            if len(scope) > room > 1:  # the end of a scope tells scopes apart: keep it
+                shown = "…" + scope[len(scope) - room + 1:]
+            text = f"{human_bytes(size):>10} {shown}".ljust(width)[:width]
+            shaded = size * width // self.scale  # the bar: a background under the text
+            segments = [Segment(text[:shaded], style + _BAR), Segment(text[shaded:], style)]
+            strip = self.strip_cache[(scope, size, width)] = Strip(segments).apply_style(self.base_style)
+        return strip
