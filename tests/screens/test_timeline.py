@@ -9,6 +9,7 @@ import pytest
 from conftest import FIXTURES, screen_text
 
 from tui.app import XlaTuiApp
+from tui.model.cost import op_cost
 from tui.model.links import occurrences, top_ops
 from tui.model.timescale import MIN_NS_PER_CELL
 from tui.screens.details import DetailsScreen
@@ -140,6 +141,8 @@ async def test_enter_selects_an_op_and_enter_again_opens_its_instruction():
         shown = {key: value for key, value, _ in panel.details}
         assert shown["hlo_op"] == name and shown["hlo_module"] == "jit_train_step"
         assert name in shown["instruction"]
+        flops = op_cost(app.workspace.main.load().instruction(name)).flops
+        assert flops > 0 and f"{flops:,.0f} FLOP" in shown["cost"]
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, DetailsScreen)

@@ -18,7 +18,9 @@ from textual.binding import Binding
 from textual.widgets import Input
 
 from tui.model.errors import InputError
+from tui.model.cost import op_cost
 from tui.model.links import instruction_for_event, occurrences, op_names, top_ops
+from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats, Trace, TraceLanes
 from tui.model.workspace import Selection, Workspace
@@ -184,11 +186,24 @@ class TimelineScreen(WorkspaceScreen):
         ]
         if link is not None:
             details.append(("instruction", f"{link[1]} in {link[0]} (Enter again: open it)", BOLD))
+            details += self._cost_lines(link, dur)
         if args is None:
             details.append(("stats", "Enter: select the event, read its stats and find its instruction", ITALIC))
         else:
             details += [(key, str(value), None) for key, value in args.items()]
         self.panel.show_details(details)
+
+    def _cost_lines(self, link: tuple[str, str], dur_ns: int) -> list[tuple[str, str, Style | None]]:
+        """The instruction's FLOPs and bytes (profiles don't carry them: XLA's cost model
+        does), and the rates this run achieved."""
+        entry = self.workspace.module(link[0])
+        ins = entry.load().instruction(link[1]) if entry is not None else None
+        cost = op_cost(ins) if ins is not None else None
+        if cost is None or not cost.known or dur_ns <= 0:
+            return []
+        seconds = dur_ns / 1e9
+        return [("cost", f"{cost.flops:,.0f} FLOP, {human_bytes(cost.bytes_accessed)} accessed (XLA's cost model)", None),
+                ("this run", f"{cost.flops / seconds / 1e9:.3g} GFLOP/s, {cost.bytes_accessed / seconds / 1e9:.3g} GB/s", None)]
 
     def _show_trace_facts(self) -> None:
         """With no event under the cursor: what was loaded, and what the profiler lost."""
