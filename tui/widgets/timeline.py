@@ -545,7 +545,8 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
         k start at first_row[k] and its events at first_slot[k]; `name_id` maps positions in
         the index to name ids."""
         window = self.window
-        rows = np.array([first_row[self.rows[i].index] + self.rows[i].lane for i in indices])
+        first = first_row.tolist()
+        rows = np.array([first[self.rows[i].index] + self.rows[i].lane for i in indices])
         binned = bin_rows(lanes, rows, window.t0, window.ns_per_cell, self.cells)
         cursor = np.full(len(indices), -1)
         if self.cursor_row in indices and self.cursor_event is not None:
@@ -577,7 +578,7 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
             values = sampled_values(counter.time_ns, counter.value, window.t0, window.ns_per_cell, cells)
             top = float(np.nanmax(counter.value)) if len(counter.value) else 0.0
             return self._line(index, painter.levels(values / top if top > 0 else values * 0, COUNTER))
-        return self._line(index, [Segment(fit("  decoding…", cells), painter.style(key(SUMMARY, EMPTY)))])
+        return self._line(index, [Segment(fit("  decoding…", cells), painter.styles[key(SUMMARY, EMPTY)])])
 
     def _line(self, index: int, segments: list[Segment]) -> Strip:
         """A row's label, then its cells."""

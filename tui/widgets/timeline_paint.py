@@ -51,19 +51,12 @@ def key(fg: int, bg: int) -> int:
 
 
 class Painter:
-    """Styles by key, made once and reused: equal styles are then the same object, which
-    keeps Textual's style caches hitting."""
+    """Every (foreground, background) style, made once: equal styles are then the same
+    object, which keeps Textual's style caches hitting, and a key is a list index."""
 
     def __init__(self, background: str):
         self.colours = [background] + COLOURS[1:]
-        self._styles: list[Style | None] = [None] * (N * N)
-
-    def style(self, style_key: int) -> Style:
-        style = self._styles[style_key]
-        if style is None:
-            fg, bg = divmod(style_key, N)
-            style = self._styles[style_key] = Style(color=self.colours[fg], bgcolor=self.colours[bg])
-        return style
+        self.styles = [Style(color=self.colours[fg], bgcolor=self.colours[bg]) for fg in range(N) for bg in range(N)]
 
     def segments(self, chars: list[str], keys: np.ndarray) -> list[list[Segment]]:
         """Rows of segments, one per run of equal key: `keys` is (rows, cells), `chars` the
@@ -75,13 +68,10 @@ class Painter:
         cut[::cells] = True
         starts = np.flatnonzero(cut)
         bounds = np.append(starts, len(flat)).tolist()
-        text, styles, style, make = "".join(chars), self._styles, self.style, tuple.__new__
+        text, styles, make = "".join(chars), self.styles, tuple.__new__
         # tuple.__new__ builds the Segment named tuple without its Python-level __new__: a
         # zoomed-out frame makes about a thousand of them.
-        runs = [
-            make(Segment, (text[a:b], styles[k] or style(k), None))
-            for a, b, k in zip(bounds, bounds[1:], flat[starts].tolist())
-        ]
+        runs = [make(Segment, (text[a:b], styles[k], None)) for a, b, k in zip(bounds, bounds[1:], flat[starts].tolist())]
         first = np.searchsorted(starts, np.arange(rows + 1) * cells).tolist()
         return [runs[a:b] for a, b in zip(first, first[1:])]
 
