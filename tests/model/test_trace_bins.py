@@ -52,7 +52,7 @@ def expected_cell(events, a, b):
             return pos, pos, SUB, 0
         left = held[2] if held and not (held_end - a) < (s - held_end) else -1
         return left, pos, min(where, SUB - 1), 0
-    candidates = ([held] if held else []) + inside[:4]
+    candidates = ([held] if held else []) + inside[:4] + inside[-1:]
     overlaps = [min(e, b) - max(s, a) for s, e, _ in candidates]
     dominant = candidates[overlaps.index(max(overlaps))][2]
     covered = sum(min(e, b) - max(s, a) for s, e, _ in ([held] if held else []) + inside)

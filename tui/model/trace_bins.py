@@ -9,9 +9,9 @@ arithmetic on those positions. A cell is then one of:
 - split: one event (or a gap) gives way to another (or a gap) at an eighth of the cell, which
   the painter draws with an eighth block;
 - busy: more events than that share it. It shows the one covering most of it among the event
-  running at its left edge and the first few starting inside (the dominant event, as Perfetto
-  draws it), shaded by how much of the cell is busy (prefix sums of durations give that
-  exactly).
+  running at its left edge and the first few and the last starting inside (the dominant event,
+  as Perfetto draws it), shaded by how much of the cell is busy (prefix sums of durations give
+  that exactly).
 
 The cost is O(rows x cells x log(events)).
 """
@@ -108,14 +108,16 @@ def bin_rows(lanes: LaneIndex, rows: np.ndarray, t0: float, ns_per_cell: float, 
 
 
 def _dominate(lanes, busy, left, right, split, shade, first, after, left_event, a, b, width) -> None:
-    """Busy cells: the event covering most of the cell among the held one and the first few
-    starting inside, and the share of the cell covered by any event."""
+    """Busy cells: the event covering most of the cell among the held one, the first few
+    starting inside and the last starting inside (often a long one running on past the
+    cell), and the share of the cell covered by any event."""
     start, end = lanes.start, lanes.end
     k = np.nonzero(busy)
     lo, hi = a[k], b[k]
     f, e, held = first[k], after[k], left_event[k]
-    candidates = np.concatenate([held[:, None], f[:, None] + np.arange(_CANDIDATES)], axis=1)
-    valid = np.concatenate([held[:, None] >= 0, (f[:, None] + np.arange(_CANDIDATES)) < e[:, None]], axis=1)
+    inside = f[:, None] + np.arange(_CANDIDATES)
+    candidates = np.concatenate([held[:, None], inside, e[:, None] - 1], axis=1)
+    valid = np.concatenate([held[:, None] >= 0, inside < e[:, None], (e > f)[:, None]], axis=1)
     safe = np.clip(candidates, 0, len(start) - 1)
     overlap = np.minimum(end[safe], hi[:, None]) - np.maximum(start[safe], lo[:, None])
     overlap = np.where(valid, overlap, -1)

@@ -597,7 +597,7 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
         names = self.trace.names
         have = len(self._colour)
         if have < len(names):
-            more = [name_colour(name, name in self.op_names) for name in names[have : len(names)]]
+            more = [name_colour(name, self.op_names) for name in names[have : len(names)]]
             self._colour = np.concatenate([self._colour, np.array(more, np.int8)])
         return self._colour
 

@@ -36,11 +36,13 @@ _GLYPHS = np.array(list(" ▏▎▍▌▋▊▉░▒▓█"))
 _LEVELS = np.array(list(" ▁▂▃▄▅▆▇█"))
 
 
-def name_colour(name: str, is_op: bool) -> int:
-    """Category colour for XLA ops (known instructions, or names that say what op they are),
-    otherwise a muted colour that stays the same for the same name."""
-    category = category_of_event_name(name)
-    if is_op or category != "elementwise":
+def name_colour(name: str, op_names: frozenset[str]) -> int:
+    """Category colour for XLA ops (known instructions, or names that say what op they are;
+    XLA's CPU runtime marks an op's end as `end: <op>`), otherwise a muted colour that stays
+    the same for the same name."""
+    subject = name.rsplit(": ", 1)[-1]
+    category = category_of_event_name(subject)
+    if subject in op_names or category != "elementwise":
         return _CATEGORY[category]
     return _FIRST_HOST + zlib.crc32(name.encode()) % len(_HOST)
 
