@@ -362,3 +362,47 @@ async def test_lost_data_is_said_on_screen(tmp_path):
         text = screen_text(app)
         assert "the profiler lost data: 4 warning(s)" in text
         assert "1234 events dropped" in text and "cut off at the trace start" in text
+
+
+def segment_at(strip, column: int):
+    for segment in strip:
+        if column < segment.cell_length:
+            return segment
+        column -= segment.cell_length
+    raise AssertionError("past the end of the strip")
+
+
+async def test_bars_and_busy_cells_are_drawn_in_their_ops_colour():
+    from tui.model.trace_bins import bin_rows
+    from tui.widgets.palette import CATEGORY_COLORS
+    from tui.widgets.timeline_paint import COLOURS, name_colour
+
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        # Zoomed out: busy cells, drawn as shades in the colour of the event dominating them.
+        busy_seen = 0
+        for row_index, row in enumerate(view.rows):
+            if row.kind != "track":
+                continue
+            lanes = trace.tracks[row.index].lane_index()
+            cells = bin_rows(lanes, np.array([row.lane]), view.window.t0, view.window.ns_per_cell, view.cells)
+            for column in np.flatnonzero(cells.shade[0] > 0).tolist():
+                event = int(lanes.order[cells.left[0, column]])
+                colour = COLOURS[name_colour(trace.tracks[row.index].event_name(event), view.op_names)]
+                segment = segment_at(view._lines[row_index], view.label_width + column)
+                assert segment.style.color.triplet.hex == colour
+                busy_seen += 1
+        assert busy_seen > 20
+        # Zoomed in on a dot: a bar with its name, in the matmul colour.
+        tracks, found = trace.search("dot.")
+        track_index, event = int(tracks[0]), int(found[0])
+        view.show_event(track_index, event)
+        await pilot.press("f", "up")  # fit the dot, then leave it so it is not drawn as the cursor
+        await pilot.pause()
+        name = trace.tracks[track_index].event_name(event)
+        depth = int(trace.tracks[track_index].depth[event])
+        row = next(i for i, r in enumerate(view.rows) if (r.kind, r.index, r.lane) == ("track", track_index, depth))
+        bar = next(segment for segment in view._lines[row] if name in segment.text)
+        assert bar.style.bgcolor.triplet.hex == CATEGORY_COLORS["matmul"]

@@ -125,7 +125,7 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
         self.matches: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int32), np.zeros(0, np.intp))
         self._match_starts = np.zeros(0, np.int64)
         self.op_names: frozenset[str] = frozenset()
-        self._colour = np.zeros(0, np.int8)
+        self._colour = np.zeros(0, np.int32)
         self._steps: tuple[LaneIndex, list[str]] | None = None
         self.lanes: TraceLanes | None = None  # every track's rows merged, once all are decoded
         self._painter = Painter("#000000")
@@ -143,7 +143,7 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
         """Show a (possibly still decoding) trace from the top, zoomed out."""
         self.trace = trace
         self.op_names = op_names
-        self._colour = np.zeros(0, np.int8)
+        self._colour = np.zeros(0, np.int32)
         self._steps, self.lanes = None, None
         self.cursor_row, self.cursor_event, self.marked = 0, None, None
         self.matches, self._match_starts = (np.zeros(0, np.int32), np.zeros(0, np.intp)), np.zeros(0, np.int64)
@@ -154,7 +154,7 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
 
     def set_op_names(self, names: frozenset[str]) -> None:
         """Names to colour as XLA ops (by category) rather than as host activity."""
-        self.op_names, self._colour = names, np.zeros(0, np.int8)
+        self.op_names, self._colour = names, np.zeros(0, np.int32)
         self._redraw()
 
     def refresh_rows(self, lanes: TraceLanes | None = None) -> None:
@@ -598,7 +598,7 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
         have = len(self._colour)
         if have < len(names):
             more = [name_colour(name, self.op_names) for name in names[have : len(names)]]
-            self._colour = np.concatenate([self._colour, np.array(more, np.int8)])
+            self._colour = np.concatenate([self._colour, np.array(more, np.int32)])
         return self._colour
 
     def _paint_header(self) -> list[Strip]:
