@@ -10,34 +10,19 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS
+from model_functions import MODEL_FUNCTIONS
 
 from tui.model.dump import is_dump_folder, scan_dump
 from tui.model.errors import InputError
 
-CORPUS_DUMP = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "hlo" / "dumps" / "ptxla_gpu_sm80"
+CORPUS_DUMP = CORPUS / "hlo" / "dumps" / "ptxla_gpu_sm80"
 
 PROGRAMS = textwrap.dedent(
     """
     import jax, jax.numpy as jnp
 
-    def mlp_loss(params, x, y):
-        h = x
-        for w, b in params:
-            h = jnp.tanh(h @ w + b)
-        return jnp.mean((h - y) ** 2)
-
-    def transformer_loss(p, x):
-        q, k, v = x @ p["wq"], x @ p["wk"], x @ p["wv"]
-        a = jax.nn.softmax(q @ k.swapaxes(-1, -2) / 8.0, axis=-1) @ v
-        h = x + a @ p["wo"]
-        h = h + jax.nn.gelu(h @ p["w1"]) @ p["w2"]
-        return jnp.mean(h ** 2)
-
-    def rnn(w, xs, h0):
-        def step(h, x):
-            h = jnp.tanh(h @ w + x)
-            return h, h.sum()
-        return jax.lax.scan(step, h0, xs)
+    {MODEL_FUNCTIONS}
 
     ones = jnp.ones
     mlp_args = ([(ones((64, 128)), ones(128)), (ones((128, 32)), ones(32))], ones((16, 64)), ones((16, 32)))
@@ -47,7 +32,7 @@ PROGRAMS = textwrap.dedent(
     jax.jit(jax.value_and_grad(transformer_loss)).lower(params, ones((4, 16, 32))).compile()
     jax.jit(rnn).lower(ones((16, 16)), ones((10, 4, 16)), ones((4, 16))).compile()
     """
-)
+).replace("{MODEL_FUNCTIONS}", MODEL_FUNCTIONS)
 
 
 def make_dump(root: Path, flags: str) -> Path:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import CORPUS
 from jax._src.lib import xla_client
 
 from tui.model.sharding import (
@@ -28,7 +29,6 @@ from tui.model.sharding import (
     parse_source_target_pairs,
 )
 
-CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
 
 # Runs in a child process: XLA_FLAGS must be set before JAX starts its CPU backend.
 GENERATOR = r'''

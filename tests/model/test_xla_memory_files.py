@@ -12,11 +12,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS
+from model_functions import MODEL_FUNCTIONS
 
 from tui.model.errors import InputError
 from tui.model.xla_memory_files import parse_buffer_assignment, parse_live_range
 
-CORPUS_DUMP = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "hlo" / "dumps" / "ptxla_gpu_sm80"
+CORPUS_DUMP = CORPUS / "hlo" / "dumps" / "ptxla_gpu_sm80"
 
 PROGRAMS = textwrap.dedent(
     """
@@ -25,24 +27,7 @@ PROGRAMS = textwrap.dedent(
     import jax, jax.numpy as jnp
     from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
-    def mlp_loss(params, x, y):
-        h = x
-        for w, b in params:
-            h = jnp.tanh(h @ w + b)
-        return jnp.mean((h - y) ** 2)
-
-    def transformer_loss(p, x):
-        q, k, v = x @ p["wq"], x @ p["wk"], x @ p["wv"]
-        a = jax.nn.softmax(q @ k.swapaxes(-1, -2) / 8.0, axis=-1) @ v
-        h = x + a @ p["wo"]
-        h = h + jax.nn.gelu(h @ p["w1"]) @ p["w2"]
-        return jnp.mean(h ** 2)
-
-    def rnn(w, xs, h0):
-        def step(h, x):
-            h = jnp.tanh(h @ w + x)
-            return h, h.sum()
-        return jax.lax.scan(step, h0, xs)
+    {MODEL_FUNCTIONS}
 
     def spmd_matmul(a, b):
         return jnp.sin(a @ b).sum(axis=0)
@@ -75,7 +60,7 @@ PROGRAMS = textwrap.dedent(
         }
     json.dump(out, open(sys.argv[1], "w"))
     """
-)
+).replace("{MODEL_FUNCTIONS}", MODEL_FUNCTIONS)
 PROGRAM_KEYS = ("mlp_grad", "transformer_grad", "scan_rnn", "spmd_matmul")
 
 
