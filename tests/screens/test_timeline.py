@@ -406,3 +406,16 @@ async def test_bars_and_busy_cells_are_drawn_in_their_ops_colour():
         row = next(i for i, r in enumerate(view.rows) if (r.kind, r.index, r.lane) == ("track", track_index, depth))
         bar = next(segment for segment in view._lines[row] if name in segment.text)
         assert bar.style.bgcolor.triplet.hex == CATEGORY_COLORS["matmul"]
+
+
+async def test_a_chrome_trace_with_instant_only_threads(corpus):
+    """Kineto's trace has threads with instants only: no rows for them, and walking the rows
+    never lands on one."""
+    app = XlaTuiApp(corpus / "traces" / "non_xla" / "pytorch_kineto_torch_compile_triton.trace.json.gz")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        empty = {k for k, track in enumerate(trace.tracks) if track.count == 0}
+        assert empty and not any(row.kind == "track" and row.index in empty for row in view.rows)
+        await pilot.press("pagedown", "down", "up", "right", "left", "pageup")
+        assert view.cursor is None or view.cursor[0] not in empty

@@ -186,9 +186,8 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
             if group in self.collapsed:
                 continue
             for k, track in enumerate(trace.tracks):
-                if track.group == group:
-                    lanes = track.lanes if track.decoded else 1
-                    rows += [Row("track", group, k, lane) for lane in range(max(lanes, 1))]
+                if track.group == group:  # a track of instants only has no rows
+                    rows += [Row("track", group, k, lane) for lane in range(track.lanes if track.decoded else 1)]
             rows += [Row("counter", group, k) for k, c in enumerate(counters) if c.group == group]
         return rows
 
