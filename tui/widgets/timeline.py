@@ -61,7 +61,7 @@ class Row(NamedTuple):
 
 class TimelineView(DirectLines, ScrollView, can_focus=True):
     DEFAULT_CSS = """
-    TimelineView { height: 1fr; scrollbar-size-vertical: 1; }
+    TimelineView { height: 1fr; scrollbar-size-vertical: 1; overflow-x: hidden; }
     """
     BINDINGS = [
         Binding("w", f"zoom({ZOOM_STEP})", "Zoom in"),

@@ -33,7 +33,7 @@ class TracePanel(DirectLines, ScrollView, can_focus=True):
     """Line 0 is a rule (accented when focused), line 1 the info line; the body scrolls."""
 
     DEFAULT_CSS = """
-    TracePanel { height: 30%; min-height: 6; max-height: 14; scrollbar-size-vertical: 1; }
+    TracePanel { height: 30%; min-height: 6; max-height: 14; scrollbar-size-vertical: 1; overflow-x: hidden; }
     TracePanel > .trace-panel--rule { color: $panel-lighten-1; }
     TracePanel:focus > .trace-panel--rule { color: $accent; }
     """
