@@ -93,10 +93,14 @@ class TimelineScreen(WorkspaceScreen):
         self.view.set_op_names(op_names(self.workspace))
         self._show_trace_facts()
         self.panel.show_info(self._trace_line())
-        if self._pending is not None:
-            self.show_selection(Selection(), self._pending)
-        self._pending = None
+        pending, self._pending = self._pending, None
+        if pending is not None and (pending.event is not None or self._ran(pending.instruction)):
+            self.show_selection(Selection(), pending)
 
+    def _ran(self, instruction: str | None) -> bool:
+        """Does the instruction appear in the profile? (An instruction another screen merely
+        passed over before this one opened is not worth a "no events" line.)"""
+        return bool(instruction) and instruction in self.trace.names
     def show_selection(self, old: Selection, new: Selection) -> None:
         """Follow a selection made elsewhere: an event (the details screen's "its runs" picks
         the first), else an instruction, whose occurrences become the matches (n / N)."""
@@ -124,6 +128,7 @@ class TimelineScreen(WorkspaceScreen):
         module = ws.current.name if ws.current is not None else None
         tracks, found = occurrences(self.trace, module, instruction)
         self.view.set_matches(tracks, found)
+        self._searched = None
         if event is None and not len(found):
             self.panel.show_info(Text(f" The selected instruction {instruction} has no events in the profile", style="italic"))
             return
@@ -324,5 +329,6 @@ class TimelineScreen(WorkspaceScreen):
         """A name in a table: its events become the matches, starting at the first."""
         wanted = np.array([name == message.name for name in self.trace.names], bool)
         self.view.set_matches(*self.trace.events_named(wanted))
+        self._searched = None
         self.view.focus()
         self.view.action_match(1)
