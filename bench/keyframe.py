@@ -3,9 +3,11 @@
 Textual's headless driver composes frames but never encodes them, and Pilot's own `press`
 waits for the CPU to look idle (sleep-based, noisy on a busy machine). So the key event is
 sent the way Pilot sends it, every node's queue is drained, pending layout and refreshes are
-applied, and the update Textual would write to a real terminal is encoded to bytes. The peer
-is a trivial Textual app measured exactly the same way in the same process; screens report
-the ratio.
+applied, and the update Textual would write to a real terminal is encoded to bytes. The time
+is the process's CPU time (`time.process_time`): all of that work runs on the event loop's
+thread, and CPU time does not count the other programs sharing the machine, which made
+wall-clock medians swing by a third between runs. The peer is a trivial Textual app measured
+exactly the same way in the same process; screens report the ratio.
 
     from bench.keyframe import compare
     compare("graph 48 layers", lambda: XlaTuiApp(path), keys=["j", "k"], setup=...)
@@ -57,9 +59,9 @@ async def _measure(app: App, keys: Sequence[str], rounds: int, setup: Callable[[
             await pilot.pause()
         for _ in range(rounds):
             for key in keys:
-                start = time.perf_counter()
+                start = time.process_time()
                 await _press(app, pilot, key)
-                times.append(time.perf_counter() - start)
+                times.append(time.process_time() - start)
     return times
 
 

@@ -63,6 +63,8 @@ class GraphScreen(WorkspaceScreen):
         self._module: str | None = None
         self._graph_stale = False
         self._indexes: dict[str, InstructionIndex] = {}
+        self._view: GraphView | None = None
+        self._listing: InstructionList | None = None
 
     def body(self) -> ComposeResult:
         yield GraphHead()
@@ -70,18 +72,18 @@ class GraphScreen(WorkspaceScreen):
 
     @property
     def view(self) -> GraphView:
-        return self.query_one(GraphView)
+        if self._view is None:  # kept: a DOM query on every key costs a fifth of a millisecond
+            self._view = self.query_one(GraphView)
+        return self._view
 
     @property
     def listing(self) -> InstructionList:
         """The schedule list, mounted the first time it is shown."""
-        found = self.query(InstructionList)
-        if found:
-            return found.first()
-        listing = InstructionList(id="instructions")
-        listing.display = False
-        self.mount(listing, after=self.view)
-        return listing
+        if self._listing is None:
+            self._listing = InstructionList(id="instructions")
+            self._listing.display = False
+            self.mount(self._listing, after=self.view)
+        return self._listing
 
     # -- workspace and selection ---------------------------------------------
     def show_workspace(self, ws: Workspace) -> None:
