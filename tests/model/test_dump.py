@@ -228,7 +228,14 @@ def test_names_other_platforms_and_xla_versions_write(tmp_path):
     assert "module_0005" not in by_label
     assert folder.main is g  # after-optimization text wins over a bigger proto
     assert any("module_0009.orphan.ir-no-opt.ll" in w for w in folder.warnings)
-    assert any("1 entries are not module files" in w for w in folder.warnings)
+    assert "left out 1 file not named module_NNNN.*" in folder.warnings  # the manifest
+
+
+def test_folders_beside_the_modules_are_not_strays(tmp_path):
+    """A dump folder may hold other folders (a profile the loader reads itself): no warning."""
+    touch(tmp_path, {"module_0001.jit_f.before_optimizations.txt": 10})
+    (tmp_path / "profile" / "plugins").mkdir(parents=True)
+    assert scan_dump(tmp_path).warnings == []
 
 
 def test_proto_only_folder_picks_the_largest_proto(tmp_path):

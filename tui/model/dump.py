@@ -122,7 +122,7 @@ def scan_dump(path: str | os.PathLike, main: str | None = None) -> DumpFolder:
     for entry in entries:
         m = _module_match(entry.name)
         if m is None:
-            stray += 1
+            stray += not entry.is_dir()  # a folder beside the modules (a profile, say) is no stray file
             continue
         number, rest = int(m["number"]), m["rest"]
         anchor = _anchor(rest, entry.is_dir())
@@ -147,7 +147,7 @@ def scan_dump(path: str | os.PathLike, main: str | None = None) -> DumpFolder:
         else:
             anchors[(number, name)].other.append(Path(entry.path))
     if stray:
-        warnings.append(f"{stray} entries are not module files and were left out")
+        warnings.append(f"left out {stray} file{'s' * (stray != 1)} not named module_NNNN.*")
 
     modules = _merge_unnamed(anchors, names_by_number, warnings)
     for module in modules:

@@ -2,7 +2,7 @@
 
 XLA dumps and the profiler write an `HloProto` (the module is its field 1, next to the buffer
 assignment); `jax` APIs write the `HloModuleProto` itself. jaxlib reads only the latter, so an
-`HloProto` is unwrapped first: one length-delimited field, not a protobuf parser.
+`HloProto` is unwrapped first (tui/model/protowire.py: one level of the wire format).
 """
 
 from __future__ import annotations
@@ -10,29 +10,18 @@ from __future__ import annotations
 import os
 
 from tui.model.errors import InputError
-
-
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while pos < len(data):
-        byte = data[pos]
-        value |= (byte & 0x7F) << shift
-        pos += 1
-        if not byte & 0x80:
-            return value, pos
-        shift += 7
-    raise ValueError("truncated varint")
+from tui.model.protowire import top_level_fields
 
 
 def _field_one(data: bytes) -> bytes | None:
-    """The bytes of field 1 when `data` starts with it as a length-delimited field."""
-    if not data or data[0] != 0x0A:
-        return None
+    """Field 1 of `data` when it is a message whose first field is length-delimited (an HloProto)."""
     try:
-        length, start = _varint(data, 1)
+        fields = top_level_fields(data)
     except ValueError:
         return None
-    return data[start : start + length] if start + length <= len(data) else None
+    if fields and fields[0][0] == 1 and isinstance(fields[0][1], memoryview):
+        return bytes(fields[0][1])
+    return None
 
 
 def hlo_text_from_proto(path: str | os.PathLike) -> str:

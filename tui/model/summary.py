@@ -7,6 +7,7 @@ import textwrap
 from tui.model.capture_manifest import error_tail
 from tui.model.errors import InputError
 from tui.model.shapes import human_bytes
+from tui.model.timescale import format_ns
 from tui.model.workspace import Workspace
 
 
@@ -79,18 +80,9 @@ def format_summary(summary: dict) -> str:
         lines.append("trace: none")
     else:
         lost = f"; the profiler lost data ({len(trace['lost_data'])} warnings below)" if trace.get("lost_data") else ""
-        lines.append(f"trace: {trace['events']} events on {trace['tracks']} tracks over {human_us(trace['span_us'])}{lost}")
+        lines.append(f"trace: {trace['events']} events on {trace['tracks']} tracks over {format_ns(trace['span_us'] * 1000, 4)}{lost}")
     for w in summary["warnings"]:
         lines.append(f"warning: {w}")
     for e in summary["errors"]:
         lines.append(f"error: {e}")
     return "\n".join(lines)
-
-
-def human_us(us: float) -> str:
-    """12345.6 -> '12.346 ms': a duration for people."""
-    if us >= 1e6:
-        return f"{us / 1e6:.3f} s"
-    if us >= 1e3:
-        return f"{us / 1e3:.3f} ms"
-    return f"{us:.1f} us"

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from tui.model.errors import InputError
+from tui.model.protowire import top_level_fields
 from tui.model.trace import CounterTrack, Device, NameTable, Trace, Track, op_display_name
 
 _FIELDS = attrgetter("name", "start_ns", "duration_ns")
@@ -35,41 +36,17 @@ def _profile_data():
     return _profile_data.ProfileData
 
 
-def _varint(raw: bytes, pos: int) -> tuple[int | None, int]:
-    value = shift = 0
-    while pos < len(raw) and shift < 64:
-        byte = raw[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, pos
-        shift += 7
-    return None, pos
-
-
 def space_notes(raw: bytes) -> dict[int, list[str]] | None:
     """XSpace's top-level repeated strings by field number; None if `raw` is not a message."""
+    try:
+        fields = top_level_fields(raw)
+    except ValueError:
+        return None
     notes: dict[int, list[str]] = defaultdict(list)
-    pos = 0
-    while pos < len(raw):
-        key, pos = _varint(raw, pos)
-        if key is None:
-            return None
-        wire = key & 7
-        if wire == 0:
-            _, pos = _varint(raw, pos)
-        elif wire in (1, 5):
-            pos += 8 if wire == 1 else 4
-        elif wire == 2:
-            size, pos = _varint(raw, pos)
-            if size is None or pos + size > len(raw):
-                return None
-            if key >> 3 != 1:
-                notes[key >> 3].append(raw[pos : pos + size].decode("utf-8", "replace"))
-            pos += size
-        else:
-            return None
-    return notes if pos == len(raw) else None
+    for number, value in fields:
+        if number != 1 and isinstance(value, memoryview):  # field 1: the planes, read by ProfileData
+            notes[number].append(bytes(value).decode("utf-8", "replace"))
+    return notes
 
 
 class _Host:
