@@ -20,7 +20,7 @@ from textual.containers import Grid
 from tui.model.categories import instruction_category
 from tui.model.memory import SORTS, MemoryProfile, memory_counters, memory_profile, why_no_profile
 from tui.model.shapes import human_bytes
-from tui.model.summary import human_us
+from tui.model.timescale import format_ns
 from tui.model.workspace import ModuleEntry, Selection, Workspace
 from tui.screens.base import WorkspaceScreen
 from tui.widgets.buffer_table import BufferTable
@@ -175,7 +175,7 @@ class MemoryScreen(WorkspaceScreen):
             at = np.searchsorted(counter.time_ns, grid, side="right") - 1
             values = np.where(at >= 0, counter.value[np.clip(at, 0, None)], 0).astype(np.int64)
             series.append((counter.name.split()[0][:9], values))
-        chart.tick = lambda point: human_us((grid[min(point, len(grid) - 1)] - t0) / 1000)
+        chart.tick = lambda point: format_ns(grid[min(point, len(grid) - 1)] - t0)
         names = ", ".join(c.name for c in shown) + (f" (of {len(counters)} counters)" if len(counters) > len(shown) else "")
         chart.set_titles([Text.assemble(("Memory over time (profile): ", "bold"), (names, "dim"))])
         if series:
