@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.screen import Screen
+from textual.widgets import Static
 
 from tui.model.workspace import Selection, Workspace
 from tui.widgets.error_banner import ErrorBanner
@@ -18,6 +19,11 @@ class WorkspaceScreen(Screen):
     """
 
     pane_title = ""
+    shows = "module"  # what the pane is about, "module" or "trace": without it, its keys are off
+    # What the pane says when the input lacks what it shows (None: the pane says it itself).
+    missing_note: str | None = ("This input has no HLO module (a profile alone). Open an HLO file, an "
+                                "--xla_dump_to folder or a script, or add the profile to one with "
+                                "`xla-tui DUMP_DIR --profile TRACE`.")
 
     def compose(self) -> ComposeResult:
         yield StatusBar(self.pane_title)
@@ -36,14 +42,33 @@ class WorkspaceScreen(Screen):
     def ready(self) -> bool:
         return self.app.workspace is not None
 
+    @property
+    def has_content(self) -> bool:
+        ws = self.app.workspace
+        if ws is None:
+            return False
+        return ws.trace is not None if self.shows == "trace" else ws.current is not None
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """A profile-only input has no graph and an HLO-only one no timeline: such a pane says so,
+        and its own keys do nothing (the app's keys, screens, help and quit, stay)."""
+        return self.has_content
+
     def on_mount(self) -> None:
         self._stale = False
         self.watch(self.app, "workspace", self._workspace_changed)
         self.watch(self.app, "selection", self._selection_changed, init=False)
 
     def _workspace_changed(self, ws: Workspace | None) -> None:
-        if ws is not None:
-            self.show_workspace(ws)
+        if ws is None:
+            return
+        self.show_workspace(ws)
+        if not self.has_content:
+            for widget in self.query("*"):
+                if widget.can_focus:
+                    widget.disabled = True
+            if self.missing_note and not self.query(".missing-note"):
+                self.mount(Static(self.missing_note, classes="missing-note"), after=self.query_one(StatusBar))
 
     def _selection_changed(self, old: Selection, new: Selection) -> None:
         if not self.ready:

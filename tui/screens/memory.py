@@ -38,6 +38,7 @@ KEY_HINT = "keys: ←/→ step  shift+←/→ a column  home/end  ↑/↓ buffer
 
 class MemoryScreen(WorkspaceScreen):
     pane_title = "3 Memory"
+    missing_note = None  # the pane explains itself
     # One container, a grid: every widget costs a little on every frame.
     DEFAULT_CSS = """
     MemoryScreen #memory-chart { height: 35%; }

@@ -37,6 +37,8 @@ class TimelineScreen(WorkspaceScreen):
     #timeline-search { dock: bottom; margin-bottom: 1; }
     """
     pane_title = "4 Timeline"
+    missing_note = None  # the pane explains itself
+    shows = "trace"
     BINDINGS = [
         Binding("slash", "search", "Search"),
         Binding("t", "top_ops", "Top ops"),
