@@ -62,6 +62,7 @@ class WorkspaceScreen(Screen):
     def _workspace_changed(self, ws: Workspace | None) -> None:
         if ws is None:
             return
+        self.refresh_bindings()  # check_action's answers change once the workspace is here
         self.show_workspace(ws)
         if not self.has_content:
             for widget in self.query("*"):
