@@ -168,6 +168,22 @@ def test_attributes_decode_on_a_real_collective(corpus):
     assert module.attributes["input_output_alias"].startswith("{")
 
 
+def test_async_wrappers_and_start_done_pairs():
+    """Hand-written (XLA on CPU emits no async ops): async-start/done around a wrapped
+    computation on another thread, collective start/done pairs, a host-memory copy."""
+    text = (Path(__file__).parent / "hlo_edge_cases" / "async_ops.hlo").read_text()
+    assert_matches_xla(text, "async_ops.hlo")
+    module = parse_hlo(text)
+    assert module.computation("wrapped_sine").kind == "async"
+    assert module.computation("add").kind == "reducer"  # all-reduce-start's to_apply is no async body
+    start = module.instruction("async-start")
+    assert start.called_computations == [module.computation("wrapped_sine")]
+    assert start.attrs["async_execution_thread"] == '"parallel"'
+    assert module.instruction("all-reduce-start").attrs["control-predecessors"] == "{%all-gather-start}"
+    assert module.instruction("copy-done").shape.memory_space == 5
+    assert module.instruction("a").sharding.describe()
+
+
 # -- errors: each one names its line and column --------------------------------------------
 
 

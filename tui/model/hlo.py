@@ -307,7 +307,7 @@ class HloModule:
         ins, key = calls[0]
         if ins.opcode == "fusion":
             return "fusion"
-        if ins.opcode.endswith("-start") or ins.opcode.startswith("async"):
+        if ins.opcode.startswith("async-") and key == "calls":
             return "async"
         return _CALL_KIND.get(key, "called")
 
