@@ -42,7 +42,12 @@ def assert_matches_xla(text: str, label: str) -> int:
         assert set(ref) == set(mine), f"{label}: {ref_comp.name}"
         for name, ref_ins in ref.items():
             ins = mine[name]
-            assert ins.opcode == xla_opcode(ref_ins), f"{label}: {name}"
+            printed = xla_opcode(ref_ins)
+            if ins.opcode.startswith("async-") and ref_ins.opcode.name.startswith("kAsync"):
+                # XLA prints an async wrapper sugared by what it wraps: async-start -> sine-start
+                assert printed.endswith(ins.opcode[len("async"):]), f"{label}: {name}"
+            else:
+                assert ins.opcode == printed, f"{label}: {name}"
             assert [o.name for o in ins.operands] == [o.name for o in ref_ins.operands()], f"{label}: {name}"
             checked += 1
     return checked
