@@ -176,8 +176,12 @@ def test_attributes_decode_on_a_real_collective(corpus):
 def test_async_wrappers_and_start_done_pairs():
     """Hand-written (XLA on CPU emits no async ops): async-start/done around a wrapped
     computation on another thread, collective start/done pairs, a host-memory copy."""
+    from jax._src.lib import xla_client
+
     text = (Path(__file__).parent / "hlo_edge_cases" / "async_ops.hlo").read_text()
     assert_matches_xla(text, "async_ops.hlo")
+    # XLA's own printing of it (sugared `sine-start`) parses the same way
+    assert_matches_xla(xla_client.hlo.hlo_module_from_text(text).to_string(), "async_ops.hlo as XLA prints it")
     module = parse_hlo(text)
     assert module.computation("wrapped_sine").kind == "async"
     assert module.computation("add").kind == "reducer"  # all-reduce-start's to_apply is no async body
