@@ -8,10 +8,11 @@ from textual.screen import Screen
 from tui.model.workspace import Selection, Workspace
 from tui.widgets.error_banner import ErrorBanner
 from tui.widgets.key_bar import KeyBar
+from tui.widgets.line_cache import LineCache
 from tui.widgets.status_bar import StatusBar
 
 
-class WorkspaceScreen(Screen):
+class WorkspaceScreen(LineCache, Screen):
     """A pane over the app's Workspace. Subclasses compose `body()` and implement the two hooks.
 
     Hidden panes don't redraw on every selection change; they catch up when shown again.

@@ -26,6 +26,7 @@ from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
 from tui.widgets.graph_view import GraphView
 from tui.widgets.instruction_list import InstructionList
+from tui.widgets.line_cache import LineCache
 from tui.widgets.palette import category_style
 
 MIN_DEPTH, MAX_DEPTH, DEFAULT_DEPTH = 1, 6, 2
@@ -337,7 +338,7 @@ class GraphScreen(WorkspaceScreen):
             self._show_head()
 
 
-class GraphHead(Widget):
+class GraphHead(LineCache, Widget):
     """Two lines above the graph. Rendered on refresh, so an update costs no layout pass."""
 
     DEFAULT_CSS = """
