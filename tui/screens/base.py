@@ -22,7 +22,6 @@ class WorkspaceScreen(LineCache, Screen):
 
     def compose(self) -> ComposeResult:
         yield StatusBar(self.pane_title)
-        yield ErrorBanner()
         yield from self.body()
         yield KeyBar()
 
@@ -44,7 +43,19 @@ class WorkspaceScreen(LineCache, Screen):
 
     def _workspace_changed(self, ws: Workspace | None) -> None:
         if ws is not None:
+            self._show_error_banner()
             self.show_workspace(ws)
+
+    def _show_error_banner(self) -> None:
+        """Mount, update or remove the banner under the status bar for this workspace."""
+        message = ErrorBanner.message(self.app)
+        shown = self.query(ErrorBanner)
+        if message is None:
+            shown.remove()
+        elif shown:
+            shown.first().update(message)
+        else:
+            self.mount(ErrorBanner(message), after=0)
 
     def _selection_changed(self, old: Selection, new: Selection) -> None:
         if not self.ready:
