@@ -21,7 +21,8 @@ class WorkspaceScreen(LineCache, Screen):
     pane_title = ""
 
     def compose(self) -> ComposeResult:
-        yield StatusBar(self.pane_title)
+        self._status_bar = StatusBar(self.pane_title)
+        yield self._status_bar
         yield from self.body()
         yield KeyBar()
 
@@ -66,6 +67,7 @@ class WorkspaceScreen(LineCache, Screen):
         self.show_selection(old, new)
 
     def on_screen_resume(self) -> None:
+        self._status_bar.refresh()  # it repaints only while its screen is shown
         if getattr(self, "_stale", False) and self.ready:
             self._stale = False
             self.show_selection(Selection(), self.app.selection)

@@ -176,6 +176,7 @@ class GraphScreen(WorkspaceScreen):
 
     # -- graph events ---------------------------------------------------------
     def on_graph_view_highlighted(self, event: GraphView.Highlighted) -> None:
+        event.stop()  # handled: the app need not see it (a message hop per key)
         if event.node.instruction is not None:
             self.app.select(instruction=event.node.instruction)
 
@@ -273,6 +274,7 @@ class GraphScreen(WorkspaceScreen):
         listing.select_instruction(ins)
 
     def on_instruction_list_highlighted(self, event: InstructionList.Highlighted) -> None:
+        event.stop()
         self.app.select(instruction=event.instruction)
 
     def on_instruction_list_chosen(self, event: InstructionList.Chosen) -> None:

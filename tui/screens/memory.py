@@ -268,6 +268,7 @@ class MemoryScreen(WorkspaceScreen):
 
     # -- buffers --------------------------------------------------------------------------
     def on_buffer_table_highlighted(self, event: BufferTable.Highlighted) -> None:
+        event.stop()  # handled: the app need not see it (a message hop per key)
         p = self.profile
         self._show_buffer(event.row)
         value = p.values[event.row]

@@ -138,6 +138,7 @@ class TimelineScreen(WorkspaceScreen):
 
     # -- the event under the cursor ---------------------------------------------------------------
     def on_timeline_view_cursor_moved(self, message: TimelineView.CursorMoved) -> None:
+        message.stop()  # handled: the app need not see it (a message hop per key)
         self.panel.show_info(self._cursor_line())
         if message.event is not None:
             self._show_event(message.track, message.event, None, None)

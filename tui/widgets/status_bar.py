@@ -32,7 +32,12 @@ class StatusBar(LineCache, Widget):
 
     def on_mount(self) -> None:
         for name in ("selection", "status", "workspace"):
-            self.watch(self.app, name, lambda _: self.refresh(), init=False)
+            self.watch(self.app, name, self._changed, init=False)
+
+    def _changed(self) -> None:
+        """Repaint when shown; a hidden screen repaints its bar when it is shown again."""
+        if self.screen is self.app.screen:
+            self.refresh()
 
     def render_line(self, y: int) -> Strip:
         width = self.view_size.width
