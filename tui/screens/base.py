@@ -9,10 +9,11 @@ from textual.widgets import Static
 from tui.model.workspace import Selection, Workspace
 from tui.widgets.error_banner import ErrorBanner
 from tui.widgets.key_bar import KeyBar
+from tui.widgets.line_cache import LineCache
 from tui.widgets.status_bar import StatusBar
 
 
-class WorkspaceScreen(Screen):
+class WorkspaceScreen(LineCache, Screen):
     """A pane over the app's Workspace. Subclasses compose `body()` and implement the two hooks.
 
     Hidden panes don't redraw on every selection change; they catch up when shown again.
@@ -26,8 +27,8 @@ class WorkspaceScreen(Screen):
                                 "`xla-tui DUMP_DIR --profile TRACE`.")
 
     def compose(self) -> ComposeResult:
-        yield StatusBar(self.pane_title)
-        yield ErrorBanner()
+        self._status_bar = StatusBar(self.pane_title)
+        yield self._status_bar
         yield from self.body()
         yield KeyBar()
 
@@ -63,6 +64,7 @@ class WorkspaceScreen(Screen):
         if ws is None:
             return
         self.refresh_bindings()  # check_action's answers change once the workspace is here
+        self._show_error_banner()
         self.show_workspace(ws)
         if not self.has_content:
             for widget in self.query("*"):
@@ -70,6 +72,17 @@ class WorkspaceScreen(Screen):
                     widget.disabled = True
             if self.missing_note and not self.query(".missing-note"):
                 self.mount(Static(self.missing_note, classes="missing-note"), after=self.query_one(StatusBar))
+
+    def _show_error_banner(self) -> None:
+        """Mount, update or remove the banner under the status bar for this workspace."""
+        message = ErrorBanner.message(self.app)
+        shown = self.query(ErrorBanner)
+        if message is None:
+            shown.remove()
+        elif shown:
+            shown.first().update(message)
+        else:
+            self.mount(ErrorBanner(message), after=0)
 
     def _selection_changed(self, old: Selection, new: Selection) -> None:
         if not self.ready:
@@ -80,6 +93,7 @@ class WorkspaceScreen(Screen):
         self.show_selection(old, new)
 
     def on_screen_resume(self) -> None:
+        self._status_bar.refresh()  # it repaints only while its screen is shown
         if getattr(self, "_stale", False) and self.ready:
             self._stale = False
             self.show_selection(Selection(), self.app.selection)

@@ -26,6 +26,7 @@ from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
 from tui.widgets.graph_view import GraphView
 from tui.widgets.instruction_list import InstructionList
+from tui.widgets.line_cache import LineCache
 from tui.widgets.palette import category_style
 
 MIN_DEPTH, MAX_DEPTH, DEFAULT_DEPTH = 1, 6, 2
@@ -175,6 +176,7 @@ class GraphScreen(WorkspaceScreen):
 
     # -- graph events ---------------------------------------------------------
     def on_graph_view_highlighted(self, event: GraphView.Highlighted) -> None:
+        event.stop()  # handled: the app need not see it (a message hop per key)
         if event.node.instruction is not None:
             self.app.select(instruction=event.node.instruction)
 
@@ -272,6 +274,7 @@ class GraphScreen(WorkspaceScreen):
         listing.select_instruction(ins)
 
     def on_instruction_list_highlighted(self, event: InstructionList.Highlighted) -> None:
+        event.stop()
         self.app.select(instruction=event.instruction)
 
     def on_instruction_list_chosen(self, event: InstructionList.Chosen) -> None:
@@ -337,7 +340,7 @@ class GraphScreen(WorkspaceScreen):
             self._show_head()
 
 
-class GraphHead(Widget):
+class GraphHead(LineCache, Widget):
     """Two lines above the graph. Rendered on refresh, so an update costs no layout pass."""
 
     DEFAULT_CSS = """

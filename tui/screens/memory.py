@@ -15,7 +15,6 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid
 
 from tui.model.categories import instruction_category
 from tui.model.memory import SORTS, MemoryProfile, memory_counters, memory_profile, why_no_profile
@@ -39,10 +38,12 @@ KEY_HINT = "keys: ←/→ step  shift+←/→ a column  home/end  ↑/↓ buffer
 class MemoryScreen(WorkspaceScreen):
     pane_title = "3 Memory"
     missing_note = None  # the pane explains itself
-    # One container, a grid: every widget costs a little on every frame.
+    # The screen itself is the grid (the bars are split off its edges): every widget, containers
+    # too, costs a little on every frame.
     DEFAULT_CSS = """
-    MemoryScreen #memory-chart { height: 35%; }
-    MemoryScreen #memory-lower { height: 1fr; layout: grid; grid-size: 2 2; grid-columns: 2fr 1fr; grid-rows: 1fr 7; }
+    MemoryScreen { layout: grid; grid-size: 2 3; grid-columns: 2fr 1fr; grid-rows: 35vh 1fr 7; }
+    MemoryScreen > StatusBar, MemoryScreen > ErrorBanner { split: top; }
+    MemoryScreen #memory-chart { column-span: 2; height: 100%; }
     MemoryScreen #memory-buffers { row-span: 2; scrollbar-size-vertical: 1; }
     MemoryScreen #memory-scopes { scrollbar-size: 0 0; }
     MemoryScreen #memory-scopes, MemoryScreen #memory-trace { border-left: solid $panel-lighten-1; height: 100%; }
@@ -78,10 +79,9 @@ class MemoryScreen(WorkspaceScreen):
 
     def body(self) -> ComposeResult:
         yield self.chart
-        with Grid(id="memory-lower"):
-            yield self.table
-            yield self.scopes
-            yield self.trace_chart
+        yield self.table
+        yield self.scopes
+        yield self.trace_chart
 
     # -- loading --------------------------------------------------------------------------
     def show_workspace(self, ws: Workspace) -> None:
@@ -269,6 +269,7 @@ class MemoryScreen(WorkspaceScreen):
 
     # -- buffers --------------------------------------------------------------------------
     def on_buffer_table_highlighted(self, event: BufferTable.Highlighted) -> None:
+        event.stop()  # handled: the app need not see it (a message hop per key)
         p = self.profile
         self._show_buffer(event.row)
         value = p.values[event.row]

@@ -46,9 +46,14 @@ class TimelineScreen(WorkspaceScreen):
         Binding("escape", "close_search", "Close search", show=False),
     ]
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.view = TimelineView(id="timeline")  # kept: a DOM query per key costs more than the key
+        self.panel = TracePanel(id="timeline-panel")
+
     def body(self) -> ComposeResult:
-        yield TimelineView(id="timeline")
-        yield TracePanel(id="timeline-panel")
+        yield self.view
+        yield self.panel
 
     def on_mount(self) -> None:
         self._link: tuple[int, int, tuple[str, str] | None] | None = None  # event, and its instruction
@@ -56,14 +61,6 @@ class TimelineScreen(WorkspaceScreen):
         self._ops: list[NameStats] | None = None
         self._searched: str | None = None
         super().on_mount()
-
-    @property
-    def view(self) -> TimelineView:
-        return self.query_one(TimelineView)
-
-    @property
-    def panel(self) -> TracePanel:
-        return self.query_one(TracePanel)
 
     @property
     def trace(self) -> Trace | None:
@@ -140,6 +137,7 @@ class TimelineScreen(WorkspaceScreen):
 
     # -- the event under the cursor ---------------------------------------------------------------
     def on_timeline_view_cursor_moved(self, message: TimelineView.CursorMoved) -> None:
+        message.stop()  # handled: the app need not see it (a message hop per key)
         self.panel.show_info(self._cursor_line())
         if message.event is not None:
             self._show_event(message.track, message.event, None, None)

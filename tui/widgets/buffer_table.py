@@ -19,7 +19,7 @@ from textual.strip import Strip
 
 from tui.model.memory import KINDS, MemoryProfile
 from tui.model.shapes import human_bytes
-from tui.widgets.frame_cache import FrameCache
+from tui.widgets.line_cache import LineCache
 
 _HEADER = Style(bold=True, underline=True)
 _DIM = Style(dim=True)
@@ -31,7 +31,7 @@ _CURSOR = Style(reverse=True)
 _CURSOR_BLURRED = Style(bgcolor="#303030")
 
 
-class BufferTable(FrameCache, ScrollView, can_focus=True, inherit_bindings=False):
+class BufferTable(LineCache, ScrollView, can_focus=True, inherit_bindings=False):
     DEFAULT_CSS = """
     BufferTable { height: 1fr; }
     """

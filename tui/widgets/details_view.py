@@ -21,6 +21,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui.widgets.line_cache import LineCache
+
 _CURSOR = Style(reverse=True)
 
 
@@ -58,7 +60,7 @@ class KeyValues:
                 yield row
 
 
-class DetailsView(ScrollView, can_focus=True):
+class DetailsView(LineCache, ScrollView, can_focus=True):
     DEFAULT_CSS = """
     DetailsView { height: 1fr; overflow-x: hidden; }
     """
@@ -89,7 +91,7 @@ class DetailsView(ScrollView, can_focus=True):
     def show(self, sections: list[Section]) -> None:
         """A new page: nothing is rendered until a frame asks for it."""
         self._sections = sections
-        self._done, self._lines, self._links, self._width = 0, [], [], self.size.width
+        self._done, self._lines, self._links, self._width = 0, [], [], self.view_size.width
         self.link_at = None
         self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
@@ -100,14 +102,14 @@ class DetailsView(ScrollView, can_focus=True):
         The virtual height only grows while sections remain (a layout pass per page would cost
         more than the page), and settles on the true height once the last section is in.
         """
-        if self._width != self.size.width:
+        if self._width != self.view_size.width:
             self.show(self._sections)
         if not self._width or (len(self._lines) > line or self._done == len(self._sections)):
             return
         console = self.app.console
         inner = max(1, self._width - 2)  # one column of margin each side, drawn here: a CSS padding
         options = console.options.update_width(inner)  # would cost Textual two more Strips per line
-        base = self.rich_style
+        base = self.base_style
         margin = Segment(" ", base)
         lines = self._lines
 
@@ -130,8 +132,8 @@ class DetailsView(ScrollView, can_focus=True):
         height = self.virtual_size.height
         if self._done == len(self._sections):
             height = len(lines)
-        elif len(lines) + self.size.height > height:
-            height = len(lines) + self.size.height
+        elif len(lines) + self.view_size.height > height:
+            height = len(lines) + self.view_size.height
         if height != self.virtual_size.height or self.virtual_size.width != self._width:
             self.virtual_size = Size(self._width, height)
 
@@ -146,7 +148,7 @@ class DetailsView(ScrollView, can_focus=True):
         return self._links[self.link_at][1] if self.link_at is not None and self._links else None
 
     def action_link(self, step: int) -> None:
-        self._render_until(self.scroll_offset.y + self.size.height)
+        self._render_until(self.scroll_offset.y + self.view_size.height)
         if not self._links:
             self.scroll_relative(y=step, animate=False)
             return
@@ -157,15 +159,15 @@ class DetailsView(ScrollView, can_focus=True):
                 self.refresh_line(self._links[index][0])
         line = self._links[self.link_at][0]
         top = self.scroll_offset.y
-        if not top <= line < top + self.size.height:
-            self.scroll_to(y=max(0, line - self.size.height // 2), animate=False)
+        if not top <= line < top + self.view_size.height:
+            self.scroll_to(y=max(0, line - self.view_size.height // 2), animate=False)
 
     def action_follow(self) -> None:
         if self.link_target is not None:
             self.post_message(self.Followed(self.link_target))
 
     def action_page(self, direction: int) -> None:
-        self.scroll_relative(y=direction * max(1, self.size.height - 1), animate=False)
+        self.scroll_relative(y=direction * max(1, self.view_size.height - 1), animate=False)
 
     def action_edge(self, end: int) -> None:
         if end:
@@ -190,7 +192,7 @@ class DetailsView(ScrollView, can_focus=True):
         line = y + self.scroll_offset.y
         self._render_until(line)
         if line >= len(self._lines):
-            return Strip.blank(self.size.width, self.rich_style)
+            return Strip.blank(self.view_size.width, self.base_style)
         strip = self._lines[line]
         if self.link_at is not None and self._links and self._links[self.link_at][0] == line:
             strip = strip.apply_style(_CURSOR if self.has_focus else Style(bgcolor="#3a3a3a"))

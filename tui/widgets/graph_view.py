@@ -18,6 +18,7 @@ from textual.strip import Strip
 
 from tui.model.categories import instruction_category
 from tui.model.graph_layout import GraphLayout, Node
+from tui.widgets.line_cache import LineCache
 from tui.widgets.palette import category_style
 
 _EDGE = Style(color="#808080")
@@ -32,7 +33,7 @@ def node_style(node: Node, focus: bool) -> Style:
     return style + Style(bold=True) if focus else style
 
 
-class GraphView(ScrollView, can_focus=True):
+class GraphView(LineCache, ScrollView, can_focus=True):
     DEFAULT_CSS = """
     GraphView { height: 1fr; }
     """
@@ -69,7 +70,7 @@ class GraphView(ScrollView, can_focus=True):
     @property
     def pad(self) -> int:
         """Columns left of the drawing: a graph narrower than the view is centred."""
-        return max(0, (self.size.width - self.graph.width) // 2) if self.graph else 0
+        return max(0, (self.view_size.width - self.graph.width) // 2) if self.graph else 0
 
     # -- data -----------------------------------------------------------------
     def show(self, graph: GraphLayout, cursor: str | None = None) -> None:
@@ -107,7 +108,7 @@ class GraphView(ScrollView, can_focus=True):
         if node is None:
             return
         region = Region(node.x + self.pad, node.y, node.width, node.height)
-        window = Region(self.scroll_offset.x, self.scroll_offset.y, self.size.width, self.size.height)
+        window = Region(self.scroll_offset.x, self.scroll_offset.y, self.view_size.width, self.view_size.height)
         if centre or not window.contains_region(region):
             self.scroll_to_region(region, animate=False, center=centre, immediate=True)
 
@@ -144,12 +145,12 @@ class GraphView(ScrollView, can_focus=True):
 
     # -- rendering ------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
+        width = self.view_size.width
         row = y + self.scroll_offset.y
         if self.graph is None or row >= self.graph.height:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self.base_style)
         if self._rows_width != width:
-            self._rows = _Drawing(self.graph, self.pad, width, self.rich_style)
+            self._rows = _Drawing(self.graph, self.pad, width, self.base_style)
             self._rows_width = width
             self._marked.clear()
         strip = self._marked.get(row)

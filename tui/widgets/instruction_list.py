@@ -18,6 +18,7 @@ from textual.strip import Strip
 
 from tui.model.categories import instruction_category
 from tui.model.hlo import HloInstruction
+from tui.widgets.line_cache import LineCache
 from tui.widgets.palette import category_style
 
 _DIM = Style(dim=True)
@@ -31,7 +32,7 @@ def matches(ins: HloInstruction, needle: str) -> bool:
     return needle in ins.op_name.lower() or (ins.opcode == "fusion" and needle in (ins.fusion_kind or "").lower())
 
 
-class InstructionList(ScrollView, can_focus=True):
+class InstructionList(LineCache, ScrollView, can_focus=True):
     DEFAULT_CSS = """
     InstructionList { height: 1fr; overflow-x: hidden; }
     """
@@ -64,7 +65,6 @@ class InstructionList(ScrollView, can_focus=True):
         self.filter_text = ""
         self._name_width = 24
         self._position: dict[int, int] = {}  # id(instruction) -> row, for the current rows
-        self._strips: dict[tuple[int, int, bool, bool], Strip] = {}
 
     # -- data -----------------------------------------------------------------
     def set_instructions(self, instructions: list[HloInstruction], keep: HloInstruction | None = None) -> None:
@@ -85,8 +85,8 @@ class InstructionList(ScrollView, can_focus=True):
         needle = self.filter_text
         self.rows = [i for i in self._all if matches(i, needle)] if needle else list(self._all)
         self._position = {id(ins): row for row, ins in enumerate(self.rows)}
-        self._strips.clear()
-        self.virtual_size = Size(self.size.width, len(self.rows))
+        self.strip_cache.clear()
+        self.virtual_size = Size(self.view_size.width, len(self.rows))
         index = self._position.get(id(keep), 0) if keep is not None else 0
         self.cursor = -1  # force the watcher: the row at the same index may be another instruction
         self.cursor = index
@@ -113,7 +113,7 @@ class InstructionList(ScrollView, can_focus=True):
             self.cursor = max(0, min(len(self.rows) - 1, self.cursor + delta))
 
     def action_page(self, direction: int) -> None:
-        self.action_move(direction * max(1, self.size.height - 1))
+        self.action_move(direction * max(1, self.view_size.height - 1))
 
     def action_jump(self, where: int) -> None:
         if self.rows:
@@ -145,7 +145,7 @@ class InstructionList(ScrollView, can_focus=True):
             self.refresh_line(new)
 
     def _scroll_to_cursor(self) -> None:
-        top, height = self.scroll_offset.y, max(1, self.size.height)
+        top, height = self.scroll_offset.y, max(1, self.view_size.height)
         if self.cursor < top:
             self.scroll_to(y=self.cursor, animate=False)
         elif self.cursor >= top + height:
@@ -158,23 +158,23 @@ class InstructionList(ScrollView, can_focus=True):
         self.refresh_line(self.cursor)
 
     def on_resize(self) -> None:
-        self._strips.clear()
-        self.virtual_size = Size(self.size.width, len(self.rows))
+        self.strip_cache.clear()
+        self.virtual_size = Size(self.view_size.width, len(self.rows))
         self._scroll_to_cursor()  # a list shown for the first time had no height to scroll in
 
     # -- rendering ------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
         row = y + self.scroll_offset.y
-        width = self.size.width
+        width = self.view_size.width
         if row >= len(self.rows):
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self.base_style)
         selected = row == self.cursor
         key = (row, width, selected, selected and self.has_focus)
-        strip = self._strips.get(key)
+        strip = self.strip_cache.get(key)
         if strip is None:
-            if len(self._strips) > 2048:
-                self._strips.clear()
-            strip = self._strips[key] = self._row_strip(row, width, selected)
+            if len(self.strip_cache) > 2048:
+                self.strip_cache.clear()
+            strip = self.strip_cache[key] = self._row_strip(row, width, selected)
         return strip
 
     def _row_strip(self, row: int, width: int, selected: bool) -> Strip:
@@ -193,7 +193,7 @@ class InstructionList(ScrollView, can_focus=True):
         strip = Strip(segments).crop(0, width).extend_cell_length(width)
         if selected:
             strip = strip.apply_style(_CURSOR if self.has_focus else Style(bgcolor="#303030"))
-        return strip.apply_style(self.rich_style)
+        return strip.apply_style(self.base_style)
 
 
 def _fit(text: str, width: int) -> str:

@@ -13,8 +13,10 @@ from textual import events
 from textual.screen import Screen
 from textual.widget import Widget
 
+from tui.widgets.line_cache import LineCache
 
-class KeyBar(Widget):
+
+class KeyBar(LineCache, Widget):
     DEFAULT_CSS = """
     KeyBar { dock: bottom; height: 1; background: $footer-background; color: $footer-description-foreground; }
     KeyBar > .key-bar--key { color: $footer-key-foreground; text-style: bold; }

@@ -24,7 +24,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from tui.model.shapes import human_bytes
-from tui.widgets.frame_cache import FrameCache
+from tui.widgets.line_cache import LineCache
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
 GUTTER = 10
@@ -43,7 +43,7 @@ class Marker:
         self.at, self.label, self.style = at, label, Style(color=color, bold=True)
 
 
-class MemoryChart(FrameCache, Widget):
+class MemoryChart(LineCache, Widget):
     DEFAULT_CSS = """
     MemoryChart { height: 10; }
     """

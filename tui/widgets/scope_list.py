@@ -15,14 +15,14 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui.model.shapes import human_bytes
-from tui.widgets.frame_cache import FrameCache
+from tui.widgets.line_cache import LineCache
 
 _TITLE = Style(bold=True)
 _BAR = Style(bgcolor="#1c3a5a")
 _DIM = Style(dim=True)
 
 
-class ScopeList(FrameCache, ScrollView, can_focus=False):
+class ScopeList(LineCache, ScrollView, can_focus=False):
     DEFAULT_CSS = """
     ScopeList { height: 1fr; }
     """

@@ -1,7 +1,7 @@
 """The top line of every screen: which screen, which module, what is selected, loading progress.
 
-It changes on every selection change, so it is drawn with the Line API from plain segments and
-cached: going through `render()` (Text -> Visual -> Strips) cost about a millisecond per key.
+It changes on every selection change, so it is drawn with the Line API from plain segments:
+going through `render()` (Text -> Visual -> Strips) cost about a millisecond per key.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from tui.model.categories import instruction_category
+from tui.widgets.line_cache import LineCache
 from tui.widgets.palette import category_style
 
 _TITLE = Style(bold=True, reverse=True)
@@ -20,7 +21,7 @@ _DIM = Style(dim=True)
 _ITALIC = Style(italic=True)
 
 
-class StatusBar(Widget):
+class StatusBar(LineCache, Widget):
     DEFAULT_CSS = """
     StatusBar { height: 1; background: $panel; color: $text; }
     """
@@ -28,25 +29,25 @@ class StatusBar(Widget):
     def __init__(self, screen_title: str):
         super().__init__()
         self.screen_title = screen_title
-        self._key: tuple | None = None
-        self._strip: Strip | None = None
 
     def on_mount(self) -> None:
         for name in ("selection", "status", "workspace"):
-            self.watch(self.app, name, lambda _: self.refresh(), init=False)
+            self.watch(self.app, name, self._changed, init=False)
+
+    def _changed(self) -> None:
+        """Repaint when shown; a hidden screen repaints its bar when it is shown again."""
+        if self.screen is self.app.screen:
+            self.refresh()
 
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        app = self.app
-        key = (width, app.selection, app.status, id(app.workspace), self.rich_style)
-        if key != self._key:
-            self._key = key
-            strip = Strip(self._segments())
-            if strip.cell_length > width:  # cut long lines with an ellipsis, as Text(overflow="ellipsis")
-                last = next(iter(strip.crop(width - 1, width)), Segment(""))  # the ellipsis takes its style
-                strip = Strip.join([strip.crop(0, width - 1), Strip([Segment("…", last.style)])])
-            self._strip = strip.extend_cell_length(width).apply_style(self.rich_style)
-        return self._strip if y == 0 else Strip.blank(width, self.rich_style)
+        width = self.view_size.width
+        if y:
+            return Strip.blank(width, self.base_style)
+        strip = Strip(self._segments())
+        if strip.cell_length > width:  # cut long lines with an ellipsis, as Text(overflow="ellipsis")
+            last = next(iter(strip.crop(width - 1, width)), Segment(""))  # the ellipsis takes its style
+            strip = Strip.join([strip.crop(0, width - 1), Strip([Segment("…", last.style)])])
+        return strip.extend_cell_length(width).apply_style(self.base_style)
 
     def _segments(self) -> list[Segment]:
         out = [Segment(f" {self.screen_title} ", _TITLE)]

@@ -30,7 +30,7 @@ from tui.model.timescale import Window, format_ns, ticks
 from tui.model.trace import Trace, TraceLanes, Track
 from tui.model.trace_bins import SUB, Cells, bin_rows, busy_fraction, sampled_values
 from tui.model.trace_lanes import LaneIndex, lane_index, position
-from tui.widgets.direct_lines import DirectLines
+from tui.widgets.line_cache import LineCache
 from tui.widgets.timeline_paint import (
     COUNTER,
     CURSOR,
@@ -59,7 +59,7 @@ class Row(NamedTuple):
     lane: int = 0
 
 
-class TimelineView(DirectLines, ScrollView, can_focus=True):
+class TimelineView(LineCache, ScrollView, can_focus=True):
     DEFAULT_CSS = """
     TimelineView { height: 1fr; scrollbar-size-vertical: 1; overflow-x: hidden; }
     """
@@ -130,11 +130,11 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
         self.lanes: TraceLanes | None = None  # every track's rows merged, once all are decoded
         self._painter = Painter("#000000")
         self._lines: dict[int, Strip] = {}
-        self._header_lines: list[Strip] | None = None
-        self._size = Size(0, 0)  # cached: Widget.size costs a region lookup per call
+        self._binned: dict[int, Cells] = {}  # a track row's cells in this window (cursor moves reuse them)
+        self._ruler: Strip | None = None  # header line 0: time ticks, the marked range, the zoom centre
+        self._ruler_centre = -1  # the column of the zoom centre on it
+        self._steps_line: Strip | None = None  # header line 1, when the trace has steps
         self.label_width = LABEL_WIDTH
-        self.blank_style = Style()
-        self._blank = Strip.blank(0, self.blank_style)
         self._drag_from: float | None = None
         self._dragged = False
 
@@ -171,7 +171,7 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
             starts = np.array([s for s, _, _ in steps], np.int64)
             ends = np.maximum(np.array([e for _, e, _ in steps], np.int64), starts)
             self._steps = (lane_index(starts, ends, np.zeros(len(steps), np.int16)), [name for _, _, name in steps])
-        self.virtual_size = Size(self._size.width, len(self.rows) + self.header_height)
+        self.virtual_size = Size(self.view_size.width, len(self.rows) + self.header_height)
         self._redraw()
 
     def _layout(self) -> list[Row]:
@@ -198,7 +198,7 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
     @property
     def cells(self) -> int:
         """Character cells of the time axis (a column is kept for the scrollbar)."""
-        return max(self._size.width - 1 - self.label_width, 1)
+        return max(self.view_size.width - 1 - self.label_width, 1)
 
     @property
     def cursor(self) -> tuple[int, int | None] | None:
@@ -222,25 +222,30 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
 
     def _redraw(self) -> None:
         self._lines.clear()
-        self._header_lines = None
+        self._binned.clear()
+        self._ruler = self._steps_line = None
         self.refresh()
 
     def _repaint_rows(self, *rows: int) -> None:
-        top = int(self.scroll_offset.y)
+        top, width = int(self.scroll_offset.y), self.view_size.width
         for row in rows:
             self._lines.pop(row, None)
-            self.refresh(Region(0, self.header_height + row - top, self._size.width, 1))
-        self._header_lines = None
-        self.refresh(Region(0, 0, self._size.width, self.header_height))
+        if rows:
+            self.refresh(*(Region(0, self.header_height + row - top, width, 1) for row in rows))
+        self._repaint_ruler()
+
+    def _repaint_ruler(self, always: bool = False) -> None:
+        """Repaint the ruler if the zoom centre moved to another column (`always`: the marked
+        range changed)."""
+        if always or self.window.column(self._zoom_centre()) != self._ruler_centre:
+            self._ruler = None
+            self.refresh(Region(0, 0, self.view_size.width, 1))
 
     def on_resize(self) -> None:
-        self._size = self.size
-        self.label_width = min(LABEL_WIDTH, max(12, self._size.width // 5))
-        self.blank_style = self.rich_style
-        self._blank = Strip.blank(self._size.width, self.blank_style)
+        self.label_width = min(LABEL_WIDTH, max(12, self.view_size.width // 5))
         if self.trace is not None:
             self.window = self.window.resized(self.cells)
-        self.virtual_size = Size(self._size.width, len(self.rows) + self.header_height)
+        self.virtual_size = Size(self.view_size.width, len(self.rows) + self.header_height)
         self._painter = Painter(self.background_colors[1].hex)
         self._redraw()
 
@@ -268,7 +273,7 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
         self.post_message(self.CursorMoved(target.index if target else -1, event))
 
     def _scroll_to_row(self, row: int) -> None:
-        top, height = int(self.scroll_offset.y), max(self._size.height - self.header_height, 1)
+        top, height = int(self.scroll_offset.y), max(self.view_size.height - self.header_height, 1)
         if row < top:
             self.scroll_to(y=row, animate=False, immediate=True)
         elif row >= top + height:
@@ -326,7 +331,7 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
             self._move_cursor(target, self._event_near(target, self.cursor_ns))
 
     def action_page(self, direction: int) -> None:
-        self.action_row(direction * max(self._size.height - self.header_height - 1, 1))
+        self.action_row(direction * max(self.view_size.height - self.header_height - 1, 1))
 
     def _event_near(self, row_index: int, t: float) -> int | None:
         """The event of a row covering time `t`, else the visible one starting nearest to it."""
@@ -397,8 +402,7 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
         if time_range is not None:
             self._range_anchor = time_range[0] if self.marked is None else self._range_anchor
         self.marked = time_range
-        self._header_lines = None
-        self.refresh(Region(0, 0, self._size.width, self.header_height))
+        self._repaint_ruler(always=True)
         as_ints = None if time_range is None else (int(time_range[0]), int(np.ceil(time_range[1])))
         self.post_message(self.RangeMarked(as_ints))
 
@@ -459,8 +463,7 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
         if abs(here - self._drag_from) >= self.window.ns_per_cell:
             self._dragged = True
             self.marked = tuple(sorted((self._drag_from, here)))
-            self._header_lines = None
-            self.refresh(Region(0, 0, self._size.width, self.header_height))
+            self._repaint_ruler(always=True)
 
     def on_mouse_up(self, event: events.MouseUp) -> None:
         self.release_mouse()
@@ -505,25 +508,30 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
         return int(lanes.order[k]) if k >= 0 else None
 
     # -- painting -----------------------------------------------------------------------------
-    def line_at(self, y: int, top: int) -> Strip:
-        """Line y of the widget with the rows scrolled by `top`: the ruler (and steps) stay."""
+    def render_line(self, y: int) -> Strip:
+        """Line y of the widget: the ruler (and steps) stay, the rows scroll."""
         if self.trace is None:
-            return self._blank
+            return Strip.blank(self.view_size.width, self.base_style)
         header = self.header_height
         if y < header:
-            if self._header_lines is None:
-                self._header_lines = self._paint_header()
-            return self._header_lines[y]
+            if y == 0:
+                if self._ruler is None:
+                    self._ruler = self._paint_ruler()
+                return self._ruler
+            if self._steps_line is None:
+                self._steps_line = self._paint_steps()
+            return self._steps_line
+        top = int(self.scroll_offset.y)
         index = top + y - header
         if index >= len(self.rows):
-            return self._blank
+            return Strip.blank(self.view_size.width, self.base_style)
         if index not in self._lines:
             self._paint_visible(top)
         return self._lines[index]
 
     def _paint_visible(self, top: int) -> None:
         """Paint every visible row not painted yet; track rows all at once."""
-        wanted = [i for i in range(top, min(top + self._size.height, len(self.rows))) if i not in self._lines]
+        wanted = [i for i in range(top, min(top + self.view_size.height, len(self.rows))) if i not in self._lines]
         events = [i for i in wanted if self.rows[i].kind == "track" and self._track(self.rows[i]).decoded]
         for index in wanted:
             if index not in events:
@@ -544,9 +552,14 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
         k start at first_row[k] and its events at first_slot[k]; `name_id` maps positions in
         the index to name ids."""
         window = self.window
-        first = first_row.tolist()
-        rows = np.array([first[self.rows[i].index] + self.rows[i].lane for i in indices])
-        binned = bin_rows(lanes, rows, window.t0, window.ns_per_cell, self.cells)
+        kept = [self._binned.get(i) for i in indices]
+        if None in kept:
+            first = first_row.tolist()
+            rows = np.array([first[self.rows[i].index] + self.rows[i].lane for i in indices])
+            binned = bin_rows(lanes, rows, window.t0, window.ns_per_cell, self.cells)
+            self._binned.update((i, Cells(*(column[r] for column in binned))) for r, i in enumerate(indices))
+        else:
+            binned = Cells(*(np.stack(column) for column in zip(*kept)))
         cursor = np.full(len(indices), -1)
         if self.cursor_row in indices and self.cursor_event is not None:
             r = indices.index(self.cursor_row)
@@ -600,7 +613,7 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
             self._colour = np.concatenate([self._colour, np.array(more, np.int32)])
         return self._colour
 
-    def _paint_header(self) -> list[Strip]:
+    def _paint_ruler(self) -> Strip:
         window, painter, cells = self.window, self._painter, self.cells
         chars = [" "] * cells
         keys = np.full(cells, key(SUMMARY, EMPTY))
@@ -613,19 +626,20 @@ class TimelineView(DirectLines, ScrollView, can_focus=True):
         if self.marked is not None:
             a, b = (min(max(window.column(t), 0), cells) for t in self.marked)
             keys[a : max(b, a + 1)] = key(TEXT, MARK)
-        cursor = window.column(self._zoom_centre())  # where W/S zoom about
+        cursor = self._ruler_centre = window.column(self._zoom_centre())  # where W/S zoom about
         if 0 <= cursor < cells:
             chars[cursor] = "▼" if chars[cursor] == " " else chars[cursor]
             keys[cursor] = key(TEXT, CURSOR)
         label = Segment(fit(f" {format_ns(window.width)}", self.label_width - 1) + "│", _LABEL_STYLES[(False, True)])
-        lines = [Strip([label, *painter.segments(chars, keys[None, :])[0]], self.label_width + cells)]
-        if self.header_height == 2:
-            steps, names = self._steps
-            binned = bin_rows(steps, np.zeros(1, np.int64), window.t0, window.ns_per_cell, cells)
-            segments = painter.events(binned, lambda k: np.where(k % 2, STEP_B, STEP_A), lambda k: names[k])[0]
-            label = Segment(fit(" Steps", self.label_width - 1) + "│", _LABEL_STYLES[(False, True)])
-            lines.append(Strip([label, *segments], self.label_width + cells))
-        return lines
+        return Strip([label, *painter.segments(chars, keys[None, :])[0]], self.label_width + cells)
+
+    def _paint_steps(self) -> Strip:
+        window, cells = self.window, self.cells
+        steps, names = self._steps
+        binned = bin_rows(steps, np.zeros(1, np.int64), window.t0, window.ns_per_cell, cells)
+        segments = self._painter.events(binned, lambda k: np.where(k % 2, STEP_B, STEP_A), lambda k: names[k])[0]
+        label = Segment(fit(" Steps", self.label_width - 1) + "│", _LABEL_STYLES[(False, True)])
+        return Strip([label, *segments], self.label_width + cells)
 
 
 # (on the cursor row, a group row) -> label style

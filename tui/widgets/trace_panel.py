@@ -19,7 +19,7 @@ from textual.strip import Strip
 
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats
-from tui.widgets.direct_lines import DirectLines
+from tui.widgets.line_cache import LineCache
 from tui.widgets.timeline_paint import fit
 
 KEY_WIDTH = 12
@@ -29,7 +29,7 @@ _TOP = 2  # the rule and the info line stay put; the rest scrolls
 _PLAIN, _BOLD, _DIM, _HEADER = Style(), Style(bold=True), Style(dim=True), Style(bold=True, underline=True)
 
 
-class TracePanel(DirectLines, ScrollView, can_focus=True):
+class TracePanel(LineCache, ScrollView, can_focus=True):
     """Line 0 is a rule (accented when focused), line 1 the info line; the body scrolls."""
 
     DEFAULT_CSS = """
@@ -65,14 +65,12 @@ class TracePanel(DirectLines, ScrollView, can_focus=True):
         self._rule: Strip | None = None
         self._lines: dict[int, Strip] = {}
         self._details: list[Strip] | None = None
-        self._size = Size(0, 0)  # cached: Widget.size costs a region lookup per call
-        self._blank = Strip.blank(0, _PLAIN)
 
     # -- content --------------------------------------------------------------------------------
     def show_info(self, info: Text) -> None:
         self.info = info
         self._info_line = None
-        self.refresh(Region(0, 1, self._size.width, 1))
+        self.refresh(Region(0, 1, self.view_size.width, 1))
 
     def show_details(self, details: list[tuple[str, str, Style | None]]) -> None:
         """Key / value lines; a value is plain text, drawn in one style, wrapped to fit."""
@@ -92,13 +90,10 @@ class TracePanel(DirectLines, ScrollView, can_focus=True):
         self._lines.clear()
         self._details = None
         self.scroll_to(y=0, animate=False, immediate=True)
-        self.virtual_size = Size(self._size.width, _TOP + self._body_height())
+        self.virtual_size = Size(self.view_size.width, _TOP + self._body_height())
         self.refresh()
 
     def on_resize(self) -> None:
-        self._size = self.size
-        self.blank_style = self.rich_style
-        self._blank = Strip.blank(self._size.width, self.blank_style)
         self._info_line = self._rule = None
         self._changed()
 
@@ -109,7 +104,7 @@ class TracePanel(DirectLines, ScrollView, can_focus=True):
             return
         old, self.cursor = self.cursor, min(max(self.cursor + delta, 0), len(self.rows) - 1)
         line = self.cursor + 2  # body line of the row: after the title and the column header
-        top, height = int(self.scroll_offset.y), self._size.height - _TOP
+        top, height = int(self.scroll_offset.y), self.view_size.height - _TOP
         if line < top + 2:
             self.scroll_to(y=max(line - 2, 0), animate=False, immediate=True)
         elif line >= top + height:
@@ -132,7 +127,7 @@ class TracePanel(DirectLines, ScrollView, can_focus=True):
     # -- painting -------------------------------------------------------------------------------
     @property
     def _width(self) -> int:
-        return max(self._size.width - 1, 1)  # a column is kept for the scrollbar
+        return max(self.view_size.width - 1, 1)  # a column is kept for the scrollbar
 
     def _body_height(self) -> int:
         if self.rows is not None:
@@ -176,18 +171,18 @@ class TracePanel(DirectLines, ScrollView, can_focus=True):
             style = Style(reverse=True) if self.has_focus else Style(bgcolor="#303030")
         return Strip([Segment(fit(text, width), style)])
 
-    def line_at(self, y: int, top: int) -> Strip:
+    def render_line(self, y: int) -> Strip:
         if y == 0:
             if self._rule is None:
-                self._rule = Strip([Segment("─" * self._size.width, self.get_component_rich_style("trace-panel--rule"))])
+                self._rule = Strip([Segment("─" * self.view_size.width, self.get_component_rich_style("trace-panel--rule"))])
             return self._rule
         if y == 1:
             if self._info_line is None:
-                self._info_line = Strip(_segments(self.info, self.app.console)).crop_pad(self._size.width, 0, 0, _PLAIN)
+                self._info_line = Strip(_segments(self.info, self.app.console)).crop_pad(self.view_size.width, 0, 0, _PLAIN)
             return self._info_line
-        index = top + y - _TOP
+        index = int(self.scroll_offset.y) + y - _TOP
         if index >= self._body_height():
-            return self._blank
+            return Strip.blank(self.view_size.width, self.base_style)
         strip = self._lines.get(index)
         if strip is None:
             strip = self._table_line(index) if self.rows is not None else self._detail_lines()[index]

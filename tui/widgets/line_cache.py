@@ -1,0 +1,121 @@
+"""Widgets that hand Textual the same lines frame after frame, drawing only what changed.
+
+Textual's compositor asks every widget on screen for all of its lines on every frame, even one
+that moves a cursor over two of them: each line goes through the styles pass (border, padding,
+tint: a new Strip) and the app's line filters again, and `rich_style` and `size`, which a
+widget reads for every line it draws, are recomputed on each access (an ancestors' CSS walk, a
+compositor lookup). A widget with this mixin keeps the lines it handed over last time and draws
+again only those refreshed since, so a frame costs what changed on it.
+"""
+
+from __future__ import annotations
+
+from rich.style import Style
+from textual.geometry import Region, Size
+from textual.strip import Strip
+from textual.widget import Widget
+
+
+class LineCache:
+    """Mix in before the Widget (or Screen) class.
+
+    - `render_lines`, what the compositor calls, returns the lines of the last frame with those
+      refreshed since drawn again (`refresh(region)` marks lines; `refresh()`, a restyle or a
+      new size, all of them);
+    - a Line-API widget (one that defines `render_line` and pads its lines with `base_style`)
+      without border or padding has its lines drawn by `render_line` alone; any other widget's
+      go through Textual's styles pass, as without the mixin;
+    - `base_style` and `view_size`: `rich_style` and `size`, read again only after a restyle
+      (`base_style`) or a resize (`view_size`);
+    - `strip_cache`: rows a widget keeps by its own keys (they hold `base_style`), emptied on a
+      restyle;
+    - `refresh_view_lines(lines)`: repaint lines of the view, one region per run.
+    """
+
+    _frame: list[Strip] | None = None  # the lines handed over last frame
+    _frame_for: tuple | None = None  # (crop, line filters) the frame was drawn for
+    _stale_lines: set[int] | None = None  # lines of the frame refreshed since it was drawn
+    _direct: bool | None = None  # no border or padding: draw lines with render_line alone
+    _base_style: Style | None = None
+    _view_size: Size | None = None
+    _view_for: Size | None = None  # the outer size `_view_size` was read at
+    _strip_cache: dict | None = None
+
+    @property
+    def base_style(self) -> Style:
+        if self._base_style is None:
+            self._base_style = self.rich_style
+        return self._base_style
+
+    @property
+    def view_size(self) -> Size:
+        """`self.size` (the content area), read again only when the outer size changed. The outer
+        size is set by the layout pass itself, before any line is drawn at the new size."""
+        if self._view_for != self._size:
+            self._view_for, self._view_size = self._size, self.size
+        return self._view_size
+
+    @property
+    def strip_cache(self) -> dict:
+        if self._strip_cache is None:
+            self._strip_cache = {}
+        return self._strip_cache
+
+    def refresh_view_lines(self, lines) -> None:
+        """Repaint these lines of the view (view lines, not virtual ones), one region per run."""
+        width, run = self.view_size.width, None
+        for y in sorted(lines):
+            if run is not None and y == run[0] + run[1]:
+                run[1] += 1
+                continue
+            if run is not None:
+                self.refresh(Region(0, run[0], width, run[1]))
+            run = [y, 1]
+        if run is not None:
+            self.refresh(Region(0, run[0], width, run[1]))
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False):
+        if repaint and self._frame is not None:
+            if regions:
+                top = self.content_offset.y  # regions are in content coordinates, lines are not
+                stale = self._stale_lines
+                for region in regions:
+                    stale.update(range(region.y + top, region.bottom + top))
+            else:
+                self._frame = None
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def notify_style_update(self) -> None:
+        self._base_style = self._strip_cache = self._frame = self._direct = None
+        super().notify_style_update()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        filters = tuple(self.app.get_line_filters())
+        frame = self._frame
+        if frame is None or self._frame_for != (crop, filters):
+            self._frame_for, self._stale_lines = (crop, filters), set()
+            frame = self._frame = [Strip([])] * crop.height
+            lines = list(crop.line_range)
+        elif self._stale_lines:
+            lines = sorted(y for y in self._stale_lines if crop.y <= y < crop.bottom)
+            self._stale_lines.clear()
+            if not lines:
+                return frame
+        else:
+            return frame
+        if self._direct is None:
+            self._direct = type(self).render_line is not Widget.render_line and not any(self.styles.gutter)
+        if self._direct:
+            x1, x2 = crop.column_span
+            style, background = self.base_style, self.background_colors[1]
+            for y in lines:
+                strip = self.render_line(y).adjust_cell_length(x2, style)
+                for line_filter in filters:
+                    strip = strip.apply_filter(line_filter, background)
+                frame[y - crop.y] = strip.crop(x1, x2) if x1 else strip
+        else:
+            first = lines[0]
+            drawn = super().render_lines(Region(crop.x, first, crop.width, lines[-1] + 1 - first))
+            for y in lines:
+                frame[y - crop.y] = drawn[y - first]
+        return frame
