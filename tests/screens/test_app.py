@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+
 from conftest import FIXTURES, screen_text
+from textual.widgets import LoadingIndicator
 
 from tui.app import XlaTuiApp
 from tui.screens.details import DetailsScreen
@@ -25,6 +28,28 @@ async def test_loads_in_a_worker_and_digits_switch_screens():
             await pilot.press(key)
             await pilot.pause()
             assert isinstance(app.screen, screen), key
+
+
+async def test_a_spinner_covers_the_pane_until_the_inputs_are_loaded(monkeypatch):
+    import tui.model.inputs
+
+    real, gate = tui.model.inputs.load_workspace, threading.Event()
+
+    def held(*args, **kwargs):
+        gate.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tui.model.inputs, "load_workspace", held)
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert app.workspace is None
+        graph = app.screen.view
+        assert graph.loading and isinstance(graph._cover_widget, LoadingIndicator)
+        gate.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.workspace is not None and not graph.loading and graph._cover_widget is None
 
 
 async def test_a_selection_made_in_one_screen_is_the_selection_in_all():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Static
 
 from tui.model.workspace import Selection, Workspace
@@ -26,10 +27,13 @@ class WorkspaceScreen(LineCache, Screen):
                                 "--xla_dump_to folder or a script, or add the profile to one with "
                                 "`xla-tui DUMP_DIR --profile TRACE`.")
 
+    _spinning: Widget | None = None
+
     def compose(self) -> ComposeResult:
         self._status_bar = StatusBar(self.pane_title)
         yield self._status_bar
-        yield from self.body()
+        self._body = list(self.body())
+        yield from self._body
         yield KeyBar()
 
     def body(self) -> ComposeResult:
@@ -57,12 +61,18 @@ class WorkspaceScreen(LineCache, Screen):
 
     def on_mount(self) -> None:
         self._stale = False
+        if not self.ready and self._body:  # a spinner over the pane's main widget until loaded
+            self._spinning = next((w for w in self._body if w.can_focus), self._body[0])
+            self._spinning.loading = True
         self.watch(self.app, "workspace", self._workspace_changed)
         self.watch(self.app, "selection", self._selection_changed, init=False)
 
     def _workspace_changed(self, ws: Workspace | None) -> None:
         if ws is None:
             return
+        if self._spinning is not None:
+            self._spinning.loading = False
+            self._spinning = None
         self.refresh_bindings()  # check_action's answers change once the workspace is here
         self._show_error_banner()
         self.show_workspace(ws)
