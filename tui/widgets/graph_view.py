@@ -35,7 +35,7 @@ def node_style(node: Node, focus: bool) -> Style:
 
 class GraphView(LineCache, ScrollView, can_focus=True):
     DEFAULT_CSS = """
-    GraphView { height: 1fr; }
+    GraphView { height: 1fr; scrollbar-size: 0 0; }
     """
     BINDINGS = [
         Binding("up,k", "move('up')", "Operand", show=False),
@@ -80,7 +80,10 @@ class GraphView(LineCache, ScrollView, can_focus=True):
         self._marked.clear()
         self.virtual_size = Size(graph.width, graph.height)
         self.refresh()
-        self.call_after_refresh(self._reveal, True)
+        if self.view_size.area:  # centred now, in this frame (no scrollbars: the view keeps its size)
+            self._reveal(True)
+        else:  # not laid out yet
+            self.call_after_refresh(self._reveal, True)
 
     @property
     def current(self) -> Node | None:
