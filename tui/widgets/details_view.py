@@ -24,6 +24,7 @@ from textual.strip import Strip
 from tui.widgets.line_cache import LineCache
 
 _CURSOR = Style(reverse=True)
+_BOLD = Style(bold=True)
 
 
 class Links:
@@ -47,13 +48,15 @@ class KeyValues:
     def __rich_console__(self, console: Console, options: ConsoleOptions):
         width = max((len(label) for label, _ in self.rows), default=0) + 2
         room = max(10, options.max_width - width)
+        newline = Segment.line()
         for label, value in self.rows:
             text = value if isinstance(value, Text) else Text(value)
-            if len(text) <= room and "\n" not in text.plain:
-                lines = [text]  # the common case, without wrap()'s cost
-            else:
-                lines = text.wrap(console, room, overflow="fold")
-            for n, line in enumerate(lines):
+            if len(text) <= room and "\n" not in text.plain:  # the common case: segments, no wrap()
+                yield Segment(label.ljust(width), _BOLD)
+                yield from text.render(console, end="")
+                yield newline
+                continue
+            for n, line in enumerate(text.wrap(console, room, overflow="fold")):
                 row = Text(no_wrap=True)
                 row.append(label.ljust(width) if n == 0 else " " * width, style="bold")
                 row.append_text(line)
