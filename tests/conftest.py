@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from pathlib import Path
@@ -19,14 +18,6 @@ FIXTURES = REPO / "tests" / "fixtures"
 CORPUS = REPO.parent / "shared" / "corpus"
 
 sys.path.insert(0, str(REPO / "tests"))
-
-
-@pytest.fixture(autouse=True)
-def _unfreeze_after_test():
-    """The app freezes what it loaded (gc.freeze, for a real session's lifetime); a test run opens
-    hundreds of apps, so each test hands its objects back to the collector."""
-    yield
-    gc.unfreeze()
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 from typing import Iterable
 
@@ -87,19 +86,8 @@ class XlaTuiApp(App):
         self.selection = ws.selection
         self.status = "Ready"
         self.workspace = ws
-        self.keep_loaded()
         if ws.warnings:
             self.notify(f"{len(ws.warnings)} warning(s): {ws.warnings[0]}", severity="warning", timeout=6)
-
-    @staticmethod
-    def keep_loaded() -> None:
-        """Move what is loaded so far out of the cyclic collector's reach (`gc.freeze`).
-
-        A loaded module or trace lives until exit, yet every full collection walks all of it:
-        about a tenth of a second on a 40k-instruction module, a visible stall in the middle of
-        moving through the screens. Called when a load finishes.
-        """
-        gc.freeze()
 
     # -- actions --------------------------------------------------------------
     def action_help(self) -> None:
