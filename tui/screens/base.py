@@ -27,8 +27,6 @@ class WorkspaceScreen(LineCache, Screen):
                                 "--xla_dump_to folder or a script, or add the profile to one with "
                                 "`xla-tui DUMP_DIR --profile TRACE`.")
 
-    _spinning: Widget | None = None
-
     def compose(self) -> ComposeResult:
         self._status_bar = StatusBar(self.pane_title)
         yield self._status_bar
@@ -38,6 +36,11 @@ class WorkspaceScreen(LineCache, Screen):
 
     def body(self) -> ComposeResult:
         yield from ()
+
+    @property
+    def _main_widget(self) -> Widget | None:
+        """The pane's first focusable widget (else its first): where the loading spinner goes."""
+        return next((w for w in self._body if w.can_focus), self._body[0] if self._body else None)
 
     @property
     def workspace(self) -> Workspace | None:
@@ -61,18 +64,16 @@ class WorkspaceScreen(LineCache, Screen):
 
     def on_mount(self) -> None:
         self._stale = False
-        if not self.ready and self._body:  # a spinner over the pane's main widget until loaded
-            self._spinning = next((w for w in self._body if w.can_focus), self._body[0])
-            self._spinning.loading = True
+        if not self.ready and self._main_widget is not None:  # a spinner until the inputs are loaded
+            self._main_widget.loading = True
         self.watch(self.app, "workspace", self._workspace_changed)
         self.watch(self.app, "selection", self._selection_changed, init=False)
 
     def _workspace_changed(self, ws: Workspace | None) -> None:
         if ws is None:
             return
-        if self._spinning is not None:
-            self._spinning.loading = False
-            self._spinning = None
+        if self._main_widget is not None:
+            self._main_widget.loading = False
         self.refresh_bindings()  # check_action's answers change once the workspace is here
         self._show_error_banner()
         self.show_workspace(ws)
