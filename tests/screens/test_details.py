@@ -102,3 +102,22 @@ def test_details_sharded_all_reduce(snap_compare, size):
 @SIZES
 def test_details_dot_with_profile_and_cost(snap_compare, size):
     assert snap_compare(XlaTuiApp(TRANSFORMER), terminal_size=size, run_before=shot(select("dot.35"), "2", "end"))
+
+
+async def test_the_page_scrolls_by_keys_and_its_thumb_shows_where():
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(100, 30)) as pilot:
+        view, text = await details_of(pilot, "dot.35")
+        height, total = view.view_size.height, len(text.splitlines())
+        assert total > height and view.top == 0
+        thumb = view.thumb_rows()
+        assert thumb.start == 0 and 0 < len(thumb) < height
+        assert [view.render_line(y).text[-1] for y in (0, height - 1)] == ["▐", " "]
+        await pilot.press("pagedown")
+        assert view.top == height - 1
+        await pilot.press("end")
+        assert view.top == total - height and view.thumb_rows().stop == height
+        last = view.render_line(height - 1).text
+        assert text.splitlines()[-1].strip() in last and last[-1] == "▐"
+        await pilot.press("home")
+        assert view.top == 0

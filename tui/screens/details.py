@@ -29,8 +29,9 @@ from tui.model.roofline import Chip, chip_for, roofline
 from tui.model.shapes import human_bytes
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
-from tui.widgets.details_view import DetailsView, KeyValues, Links, link_row
+from tui.widgets.details_view import DetailsView, Links, link_row
 from tui.widgets.highlight import highlight, numbered
+from tui.widgets.page_lines import KeyValues
 from tui.widgets.palette import category_style
 
 _LEXER = HloLexer(stripnl=False)

@@ -26,6 +26,7 @@ from tui.model.hlo import HloComputation, HloInstruction
 from tui.model.search import InstructionIndex
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
+from tui.widgets import page_lines
 from tui.widgets.graph_view import GraphView
 from tui.widgets.instruction_list import InstructionList
 from tui.widgets.line_cache import LineCache
@@ -364,8 +365,8 @@ class GraphHead(LineCache, Widget):
     def render_line(self, y: int) -> Strip:
         width = self.view_size.width
         if self._lines_width != width:
-            console, base = self.app.console, self.base_style
-            rows = console.render_lines(self.text, console.options.update_width(width), pad=True)
+            base = self.base_style
+            rows = page_lines.lines(self.text, width, self.app.console)
             self._lines = [Strip(Segment.apply_style(row, base), width) for row in rows]
             self._lines_width = width
         return self._lines[y] if y < len(self._lines) else Strip.blank(width, self.base_style)

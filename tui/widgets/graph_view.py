@@ -13,12 +13,13 @@ from textual import events
 from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 from tui.model.categories import instruction_category
 from tui.model.graph_layout import GraphLayout, Node
 from tui.widgets.line_cache import LineCache
+from tui.widgets.viewport import Viewport
 from tui.widgets.palette import category_style
 
 _EDGE = Style(color="#808080")
@@ -33,9 +34,9 @@ def node_style(node: Node, focus: bool) -> Style:
     return style + Style(bold=True) if focus else style
 
 
-class GraphView(LineCache, ScrollView, can_focus=True):
+class GraphView(LineCache, Viewport, Widget, can_focus=True):
     DEFAULT_CSS = """
-    GraphView { height: 1fr; scrollbar-size: 0 0; }
+    GraphView { height: 1fr; }
     """
     BINDINGS = [
         Binding("up,k", "move('up')", "Operand", show=False),
@@ -78,12 +79,13 @@ class GraphView(LineCache, ScrollView, can_focus=True):
         self.cursor = cursor if cursor in graph.nodes else graph.focus
         self._rows_width = -1
         self._marked.clear()
-        self.virtual_size = Size(graph.width, graph.height)
+        self.set_extent(Size(graph.width + self.pad, graph.height))
         self.refresh()
-        if self.view_size.area:  # centred now, in this frame (no scrollbars: the view keeps its size)
-            self._reveal(True)
-        else:  # not laid out yet
-            self.call_after_refresh(self._reveal, True)
+        self._reveal(True)
+
+    def on_resize(self) -> None:
+        if self.graph is not None:
+            self.show(self.graph, self.cursor)
 
     @property
     def current(self) -> Node | None:
@@ -104,16 +106,14 @@ class GraphView(LineCache, ScrollView, can_focus=True):
 
     def _repaint(self, node: Node | None) -> None:
         if node is not None:
-            self.refresh_lines(node.y + 1, 1)
+            self.repaint_rows(node.y + 1)
 
     def _reveal(self, centre: bool = False) -> None:
         node = self.current
         if node is None:
             return
         region = Region(node.x + self.pad, node.y, node.width, node.height)
-        window = Region(self.scroll_offset.x, self.scroll_offset.y, self.view_size.width, self.view_size.height)
-        if centre or not window.contains_region(region):
-            self.scroll_to_region(region, animate=False, center=centre, immediate=True)
+        self.reveal(region, centre)
 
     # -- input ----------------------------------------------------------------
     def action_move(self, direction: str) -> None:
@@ -130,7 +130,7 @@ class GraphView(LineCache, ScrollView, can_focus=True):
     def on_click(self, event: events.Click) -> None:
         if self.graph is None:
             return
-        node = self.graph.node_at(event.x + self.scroll_offset.x - self.pad, event.y + self.scroll_offset.y)
+        node = self.graph.node_at(event.x + self.left - self.pad, event.y + self.top)
         if node is None:
             return
         if self.move_to(node.key):
@@ -149,7 +149,7 @@ class GraphView(LineCache, ScrollView, can_focus=True):
     # -- rendering ------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
         width = self.view_size.width
-        row = y + self.scroll_offset.y
+        row = y + self.top
         if self.graph is None or row >= self.graph.height:
             return Strip.blank(width, self.base_style)
         if self._rows_width != width:
@@ -165,8 +165,8 @@ class GraphView(LineCache, ScrollView, can_focus=True):
                 x = node.x + self.pad
                 before, box, after = strip.divide([x, x + node.width, strip.cell_length])
                 strip = self._marked[row] = Strip.join([before, box.apply_style(style), after])
-        scroll_x = self.scroll_offset.x
-        return strip if scroll_x == 0 and strip.cell_length == width else strip.crop(scroll_x, scroll_x + width)
+        left = self.left
+        return strip if left == 0 and strip.cell_length == width else strip.crop(left, left + width)
 
 
 class _Drawing:

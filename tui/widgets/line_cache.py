@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from rich.style import Style
 from textual.geometry import Region, Size
+from textual.filter import ANSIToTruecolor, LineFilter
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -111,7 +112,7 @@ class LineCache:
             for y in lines:
                 strip = self.render_line(y).adjust_cell_length(x2, style)
                 for line_filter in filters:
-                    strip = strip.apply_filter(line_filter, background)
+                    strip = filtered(strip, line_filter, background)
                 frame[y - crop.y] = strip.crop(x1, x2) if x1 else strip
         else:
             first = lines[0]
@@ -119,3 +120,29 @@ class LineCache:
             for y in lines:
                 frame[y - crop.y] = drawn[y - first]
         return frame
+
+
+_UNCHANGED: dict = {}  # (filter, background) -> {style: whether the filter leaves it as it is}
+
+
+def filtered(strip: Strip, line_filter: LineFilter, background) -> Strip:
+    """`strip.apply_filter`, without a copy of every segment when the filter changes none.
+
+    The app's ANSI-to-truecolor filter rebuilds each segment of each new line, every frame;
+    lines drawn in truecolor without `dim` come out of it the same, and most lines here are.
+    """
+    if type(line_filter) is not ANSIToTruecolor:
+        return strip.apply_filter(line_filter, background)
+    unchanged = _UNCHANGED.get((line_filter, background))
+    if unchanged is None:
+        unchanged = _UNCHANGED[line_filter, background] = {}
+    for segment in strip:
+        style = segment.style
+        if style is None:
+            continue
+        same = unchanged.get(style)
+        if same is None:
+            same = unchanged[style] = line_filter.truecolor_style(style, background.rich_color) is style
+        if not same:
+            return strip.apply_filter(line_filter, background)
+    return strip

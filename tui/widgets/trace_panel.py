@@ -14,26 +14,28 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats
 from tui.widgets.line_cache import LineCache
 from tui.widgets.timeline_paint import fit
+from tui.widgets.viewport import Viewport
 
 KEY_WIDTH = 12
 _NUMBERS = ("count", "total", "self", "mean", "min", "max")
 _NUMBER_WIDTH = 11
 _TOP = 2  # the rule and the info line stay put; the rest scrolls
 _PLAIN, _BOLD, _DIM, _HEADER = Style(), Style(bold=True), Style(dim=True), Style(bold=True, underline=True)
+_THUMB = Style(color="#6c6c6c")
 
 
-class TracePanel(LineCache, ScrollView, can_focus=True):
+class TracePanel(LineCache, Viewport, Widget, can_focus=True):
     """Line 0 is a rule (accented when focused), line 1 the info line; the body scrolls."""
 
     DEFAULT_CSS = """
-    TracePanel { height: 30%; min-height: 6; max-height: 14; scrollbar-size-vertical: 1; overflow-x: hidden; }
+    TracePanel { height: 30%; min-height: 6; max-height: 14; }
     TracePanel > .trace-panel--rule { color: $panel-lighten-1; }
     TracePanel:focus > .trace-panel--rule { color: $accent; }
     """
@@ -89,8 +91,8 @@ class TracePanel(LineCache, ScrollView, can_focus=True):
     def _changed(self) -> None:
         self._lines.clear()
         self._details = None
-        self.scroll_to(y=0, animate=False, immediate=True)
-        self.virtual_size = Size(self.view_size.width, _TOP + self._body_height())
+        self.top = 0
+        self.set_extent(Size(self._width, self._body_height()))
         self.refresh()
 
     def on_resize(self) -> None:
@@ -100,15 +102,15 @@ class TracePanel(LineCache, ScrollView, can_focus=True):
     # -- keys -----------------------------------------------------------------------------------
     def action_move(self, delta: int) -> None:
         if not self.rows:
-            self.scroll_to(y=self.scroll_offset.y + delta, animate=False)
+            self.scroll_view(y=self.top + delta)
             return
         old, self.cursor = self.cursor, min(max(self.cursor + delta, 0), len(self.rows) - 1)
         line = self.cursor + 2  # body line of the row: after the title and the column header
-        top, height = int(self.scroll_offset.y), self.view_size.height - _TOP
+        top, height = self.top, self.window_height
         if line < top + 2:
-            self.scroll_to(y=max(line - 2, 0), animate=False, immediate=True)
+            self.scroll_view(y=line - 2)
         elif line >= top + height:
-            self.scroll_to(y=line - height + 1, animate=False, immediate=True)
+            self.scroll_view(y=line - height + 1)
         self._lines.pop(old + 2, None)
         self._lines.pop(line, None)
         self.refresh()
@@ -127,7 +129,11 @@ class TracePanel(LineCache, ScrollView, can_focus=True):
     # -- painting -------------------------------------------------------------------------------
     @property
     def _width(self) -> int:
-        return max(self.view_size.width - 1, 1)  # a column is kept for the scrollbar
+        return max(self.view_size.width - 1, 1)  # a column is kept for the scroll thumb
+
+    @property
+    def window_height(self) -> int:
+        return max(self.view_size.height - _TOP, 0)
 
     def _body_height(self) -> int:
         if self.rows is not None:
@@ -180,14 +186,15 @@ class TracePanel(LineCache, ScrollView, can_focus=True):
             if self._info_line is None:
                 self._info_line = Strip(_segments(self.info, self.app.console)).crop_pad(self.view_size.width, 0, 0, _PLAIN)
             return self._info_line
-        index = int(self.scroll_offset.y) + y - _TOP
+        index = self.top + y - _TOP
         if index >= self._body_height():
             return Strip.blank(self.view_size.width, self.base_style)
         strip = self._lines.get(index)
         if strip is None:
             strip = self._table_line(index) if self.rows is not None else self._detail_lines()[index]
             self._lines[index] = strip
-        return strip
+        thumb = Segment("▐", _THUMB) if y - _TOP in self.thumb_rows() else Segment(" ", _PLAIN)
+        return Strip.join([strip.adjust_cell_length(self._width, _PLAIN), Strip([thumb], 1)])
 
 
 def _segments(text: Text, console) -> list[Segment]:

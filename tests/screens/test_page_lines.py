@@ -1,0 +1,98 @@
+"""The details page's own layout against Rich's, line for line and cell for cell, on real pages.
+
+`page_lines` lays out Texts without Rich's renderer for speed; here every section of the
+details page of real instructions (fusions with fused computations, dots, collectives, sources
+with excerpts and stacks) is rendered both ways, at a wide and a narrow width that folds the
+HLO text and attribute values."""
+
+from __future__ import annotations
+
+from conftest import FIXTURES
+from rich.console import Console
+from rich.style import Style
+from rich.text import Text
+
+from tui.app import XlaTuiApp
+from tui.widgets import page_lines
+from tui.screens.graph import GraphHead
+from tui.widgets.details_view import DetailsView, Links
+from tui.widgets.page_lines import KeyValues
+
+
+def cells(line) -> list[tuple[str, Style]]:
+    """(character, style) per cell: where the segments are cut does not matter."""
+    return [(char, segment.style or Style.null()) for segment in line for char in segment.text]
+
+
+def by_rich(part, width: int, console: Console) -> list:
+    """The reference: Rich renders Texts and Groups; label/value rows are Rich-wrapped values."""
+    if isinstance(part, KeyValues):
+        label_width = max(len(label) for label, _ in part.rows) + 2
+        room = max(10, width - label_width)
+        out = []
+        for label, value in part.rows:
+            value = value if isinstance(value, Text) else Text(value)
+            for n, line in enumerate(value.wrap(console, room)):
+                row = Text(no_wrap=True)
+                row.append(label.ljust(label_width) if n == 0 else " " * label_width, style="bold")
+                row.append_text(line)
+                out += console.render_lines(row, console.options.update_width(width), pad=True)
+        return out
+    if hasattr(part, "renderables"):
+        return [line for child in part.renderables for line in by_rich(child, width, console)]
+    return console.render_lines(part, console.options.update_width(width), pad=True)
+
+
+async def test_every_section_is_laid_out_as_rich_lays_it_out():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("2")
+        view = app.screen.query_one(DetailsView)
+        console = app.console
+        entry = app.workspace.hlo.entry.instructions
+        fused = [i for i in entry if i.called_computations]
+        compared = 0
+        for ins in entry[::7] + fused[:10]:
+            app.select(instruction=ins)
+            await pilot.pause()
+            for section in view._sections:
+                part = section()
+                parts = [part.header] if isinstance(part, Links) else [part]
+                for width in (158, 37):
+                    for one in parts:
+                        ours = page_lines.lines(one, width, console)
+                        assert [cells(line) for line in ours] == [cells(line) for line in by_rich(one, width, console)]
+                        assert all(len(cells(line)) == width for line in ours)
+                        compared += len(ours)
+                    if isinstance(part, Links):
+                        for _, row in part.rows:
+                            reference = row.copy()
+                            reference.truncate(width, pad=True)
+                            assert cells(page_lines.one_line(row, width, console)) == cells(reference.render(console, end=""))
+        assert compared > 2000
+
+
+async def test_the_graph_heads_and_odd_texts_are_cut_as_rich_cuts_them():
+    app = XlaTuiApp(FIXTURES / "sharded")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.workers.wait_for_complete()
+        console = app.console
+        heads = []
+        for ins in list(app.workspace.hlo.instructions())[::5]:
+            app.select(instruction=ins)
+            await pilot.pause()
+            heads.append(app.screen.query_one(GraphHead).text)
+        odd = [
+            Text.assemble(("a long styled span", "bold"), " then plain words that go on", ("!", "red"), no_wrap=True, overflow="ellipsis"),
+            Text.assemble(("cut", "green"), " here and there " * 4, no_wrap=True),
+            Text("word " * 20 + "averyveryveryverylongwordthatmustbefolded " + "tail   \n\n  indented ❯ line"),
+            Text.assemble(("styled ", "bold"), ("overlapping", "italic"), style="dim"),
+            Text("wide 漢字 characters and\ttabs go to Rich"),
+            Text(""),
+        ]
+        odd[3].stylize("underline", 3, 12)  # a span over two others: Rich's own path
+        for text in heads + odd:
+            for width in (100, 37, 12):
+                ours = page_lines.lines(text, width, console)
+                assert [cells(line) for line in ours] == [cells(line) for line in by_rich(text, width, console)]
