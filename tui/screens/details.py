@@ -36,7 +36,6 @@ from tui.widgets.palette import category_style
 
 _LEXER = HloLexer(stripnl=False)
 _PYTHON = PythonLexer(stripnl=False)
-MAX_LISTED = 100  # instructions of a called computation listed on the page
 _LINK_COLUMNS = (("name", 30), ("opcode", 14), ("shape", 22), ("layout", 10), ("memory", 8), ("bytes", 10))
 
 
@@ -122,8 +121,7 @@ class DetailsScreen(WorkspaceScreen):
             lambda: self._link_rows("Operands", list(dict.fromkeys(ins.operands)), platform),
             lambda: self._link_rows("Users", ins.users, platform),
             lambda: _section("Attributes", self._attributes(ins)),
-            *[lambda c=called: self._link_rows(f"Calls {c.name} ({c.kind})", c.instructions[:MAX_LISTED], platform,
-                                               more=len(c.instructions) - MAX_LISTED)
+            *[lambda c=called: self._link_rows(f"Calls {c.name} ({c.kind})", c.instructions, platform)
               for called in ins.called_computations],
             lambda: _section("Source", self._source(ins)),
             lambda: _section("Cost (XLA's HloCostAnalysis conventions)", KeyValues(_cost_rows(self._cost_model().op(ins)))),
@@ -142,25 +140,13 @@ class DetailsScreen(WorkspaceScreen):
                     "[m] its buffer in the memory screen  [t] its runs in the timeline\n", style="dim italic")
         return text
 
-    def _link_rows(self, title: str, instructions: list[HloInstruction], platform: str, more: int = 0) -> Links:
+    def _link_rows(self, title: str, instructions: list[HloInstruction], platform: str) -> Links:
         if instructions:
             columns = "".join(name.ljust(width) for name, width in _LINK_COLUMNS)
-            count = f"{len(instructions) + more} instructions, the first {len(instructions)} listed" if more > 0 else len(instructions)
-            header = Text.assemble("\n", (f"{title} ({count})", "bold underline"), "\n", (columns, "bold"))
+            header = Text.assemble("\n", (f"{title} ({len(instructions)})", "bold underline"), "\n", (columns, "bold"))
         else:
             header = Text.assemble("\n", (f"{title}: none", "bold"))
-        rows = []
-        for other in instructions:
-            shape = other.shape
-            rows.append((other, link_row([
-                (Text(other.name, style=category_style(instruction_category(other))), _LINK_COLUMNS[0][1]),
-                (other.opcode, _LINK_COLUMNS[1][1]),
-                (shape.dims_text() if shape.is_array else short_shape(other), _LINK_COLUMNS[2][1]),
-                (shape.layout.text if shape.layout is not None else "", _LINK_COLUMNS[3][1]),
-                (explain.memory_space_short(shape.memory_space, platform) if shape.is_array else "", _LINK_COLUMNS[4][1]),
-                (human_bytes(shape.byte_size), _LINK_COLUMNS[5][1]),
-            ])))
-        return Links(header, rows)
+        return Links(header, instructions, lambda other: _link_row(other, platform))
 
     def _attributes(self, ins: HloInstruction):
         rows = []
@@ -257,6 +243,18 @@ class DetailsScreen(WorkspaceScreen):
                 rows.append(("bound", f"{line.bound} bound on {chip.name} (ridge {chip.ridge:.0f} FLOP/B): "
                                       f"{line.flops_fraction:.1%} of peak FLOP/s, {line.bytes_fraction:.1%} of peak bandwidth"))
         return KeyValues(rows)
+
+
+def _link_row(other: HloInstruction, platform: str) -> Text:
+    shape = other.shape
+    return link_row([
+        (Text(other.name, style=category_style(instruction_category(other))), _LINK_COLUMNS[0][1]),
+        (other.opcode, _LINK_COLUMNS[1][1]),
+        (shape.dims_text() if shape.is_array else short_shape(other), _LINK_COLUMNS[2][1]),
+        (shape.layout.text if shape.layout is not None else "", _LINK_COLUMNS[3][1]),
+        (explain.memory_space_short(shape.memory_space, platform) if shape.is_array else "", _LINK_COLUMNS[4][1]),
+        (human_bytes(shape.byte_size), _LINK_COLUMNS[5][1]),
+    ])
 
 
 @lru_cache(maxsize=256)

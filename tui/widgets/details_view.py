@@ -30,11 +30,13 @@ _THUMB = Style(color="#6c6c6c")
 
 
 class Links:
-    """A section of rows that each name a target (one line per row, never wrapped)."""
+    """A section of rows that each name a target (one line per row, never wrapped). A row's
+    Text is made when the row is first drawn: an op can have thousands of users."""
 
-    def __init__(self, header: Text, rows: list[tuple[object, Text]]):
+    def __init__(self, header: Text, targets: list, row: Callable[[object], Text]):
         self.header = header
-        self.rows = rows
+        self.targets = targets
+        self.row = row
 
 
 Section = Callable[[], "RenderableType | Links"]
@@ -63,7 +65,8 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
         super().__init__(id=id)
         self._sections: list[Section] = []
         self._done = 0  # sections rendered so far
-        self._lines: list[list[Segment]] = []  # each line but its right margin (the scroll thumb's column)
+        self._lines: list[list[Segment] | None] = []  # each line but its right margin (the scroll thumb's column)
+        self._rows: dict[int, tuple[Callable[[object], Text], object]] = {}  # link rows not drawn yet
         self._links: list[tuple[int, object]] = []  # (line, target), in line order
         self._width = 0
         self.link_at: int | None = None  # index into _links
@@ -72,6 +75,7 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
         """A new page: nothing is rendered until a frame asks for it."""
         self._sections = sections
         self._done, self._lines, self._links, self._width = 0, [], [], self.view_size.width
+        self._rows = {}
         self.link_at = None
         self.top, self.extent = 0, Size(self._width, 0)
         self.refresh()
@@ -86,35 +90,42 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
             self.show(self._sections)
         if not self._width or (len(self._lines) > line or self._done == len(self._sections)):
             return
-        console = self.app.console
-        # One column of margin each side, drawn here: a CSS padding would cost two more Strips a line.
-        inner = max(1, self._width - 2)
-        base = self.base_style
-        margin = Segment(" ", base)
-        lines = self._lines
-
-        def add(segments) -> None:
-            lines.append([margin, *Segment.apply_style(segments, base)])
-
+        console, lines = self.app.console, self._lines
         while len(lines) <= line and self._done < len(self._sections):
             part = self._sections[self._done]()
             self._done += 1
+            header = part.header if isinstance(part, Links) else part
+            lines += map(self._line, page_lines.lines(header, self._inner, console))
             if isinstance(part, Links):
-                for segments in page_lines.lines(part.header, inner, console):
-                    add(segments)
-                self._links += [(len(lines) + i, target) for i, (target, _) in enumerate(part.rows)]
-                for _, text in part.rows:
-                    add(page_lines.one_line(text, inner, console))
-            else:
-                for segments in page_lines.lines(part, inner, console):
-                    add(segments)
+                for target in part.targets:
+                    self._links.append((len(lines), target))
+                    self._rows[len(lines)] = (part.row, target)
+                    lines.append(None)
         done = self._done == len(self._sections)
         self.extent = Size(self._width, len(lines) if done else max(self.extent.height, len(lines) + self.view_size.height))
+
+    @property
+    def _inner(self) -> int:
+        """Columns for the text: one of margin each side, drawn here (a CSS padding would cost
+        two more Strips a line)."""
+        return max(1, self._width - 2)
+
+    def _line(self, segments) -> list[Segment]:
+        base = self.base_style
+        return [Segment(" ", base), *Segment.apply_style(segments, base)]
+
+    def _drawn(self, line: int) -> list[Segment]:
+        found = self._lines[line]
+        if found is None:
+            row, target = self._rows.pop(line)
+            found = self._lines[line] = self._line(page_lines.one_line(row(target), self._inner, self.app.console))
+        return found
 
     def plain_text(self) -> str:
         """The whole page as plain text (renders what is not rendered yet)."""
         self._render_until(1 << 30)
-        return "\n".join("".join(segment.text for segment in line)[1:].rstrip() for line in self._lines)
+        lines = (self._drawn(line) for line in range(len(self._lines)))
+        return "\n".join("".join(segment.text for segment in line)[1:].rstrip() for line in lines)
 
     # -- links ----------------------------------------------------------------
     @property
@@ -167,7 +178,7 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
         if line >= len(self._lines):
             return Strip.blank(width, self.base_style)
         right = Segment("▐", self.base_style + _THUMB) if y in self.thumb_rows() else Segment(" ", self.base_style)
-        strip = Strip([*self._lines[line], right], width)
+        strip = Strip([*self._drawn(line), right], width)
         if self.link_at is not None and self._links and self._links[self.link_at][0] == line:
             strip = strip.apply_style(_CURSOR if self.has_focus else Style(bgcolor="#3a3a3a"))
         return strip
