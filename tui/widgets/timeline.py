@@ -602,7 +602,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         else:
             text = f"  {self.trace.tracks[row.index].name}" if row.lane == 0 else ""
         style = _LABEL_STYLES[(index == self.cursor_row, row.kind == "group")]
-        return Strip([Segment(fit(text, self.label_width - 1) + "│", style), *segments], self.label_width + self.cells)
+        return self._strip(Segment(fit(text, self.label_width - 1) + "│", style), segments)
 
     def _name_colours(self) -> np.ndarray:
         """Colour of each name id (extended as decoding adds names)."""
@@ -631,7 +631,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
             chars[cursor] = "▼" if chars[cursor] == " " else chars[cursor]
             keys[cursor] = key(TEXT, CURSOR)
         label = Segment(fit(f" {format_ns(window.width)}", self.label_width - 1) + "│", _LABEL_STYLES[(False, True)])
-        return Strip([label, *painter.segments(chars, keys[None, :])[0]], self.label_width + cells)
+        return self._strip(label, painter.segments(chars, keys[None, :])[0])
 
     def _paint_steps(self) -> Strip:
         window, cells = self.window, self.cells
@@ -639,7 +639,12 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         binned = bin_rows(steps, np.zeros(1, np.int64), window.t0, window.ns_per_cell, cells)
         segments = self._painter.events(binned, lambda k: np.where(k % 2, STEP_B, STEP_A), lambda k: names[k])[0]
         label = Segment(fit(" Steps", self.label_width - 1) + "│", _LABEL_STYLES[(False, True)])
-        return Strip([label, *segments], self.label_width + cells)
+        return self._strip(label, segments)
+
+    def _strip(self, label: Segment, cells: list[Segment]) -> Strip:
+        """A label, the cells, and the column kept for the scrollbar (blank here, so the strip is
+        the widget's width and goes out as it is, not padded again on every frame)."""
+        return Strip([label, *cells, Segment(" ", self.base_style)], self.label_width + self.cells + 1)
 
 
 # (on the cursor row, a group row) -> label style
