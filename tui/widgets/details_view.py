@@ -1,9 +1,11 @@
 """A scrolling page of sections, rendered only as far as it is seen, with rows that link elsewhere.
 
 The details of one instruction run to a few hundred lines (attributes, source, stack, cost),
-but a screen shows fifty. Sections are callables rendered to Strips in order, only until the
-visible rows are covered; scrolling further renders more. Link rows (operands, users) are one
-line each: up/down move a cursor over them, Enter or a click follows one.
+but a screen shows fifty. Sections are callables laid out (tui/widgets/page_lines.py) in order,
+only until the visible rows are covered; scrolling further lays out more. Link rows (operands,
+users) are one line each, made when first drawn: up/down move a cursor over them, Enter or a
+click follows one. The page scrolls itself (Viewport) and draws its scroll thumb in its right
+margin column.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
-from textual.widget import Widget
 from textual.strip import Strip
+from textual.widget import Widget
 
 from tui.widgets import page_lines
 from tui.widgets.line_cache import LineCache
