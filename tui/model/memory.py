@@ -100,8 +100,6 @@ class MemoryProfile:
         self.live = {s: _curve(self.start[self.space == s], self.end[self.space == s],
                                self.padded[self.space == s], self.end_time) for s in self.spaces}
         self.total = sum(self.live.values())
-        counts = _curve(self.start, self.end, np.ones(n, np.int64), self.end_time)
-        self.max_live_count = int(counts.max()) if n else 0  # the most rows a point's table can have
         self.max_time = int(np.argmax(self.total)) if len(self.total) else 0
         self.max_bytes = int(self.total[self.max_time]) if len(self.total) else 0
         self._file_peak_buffers = None
@@ -247,10 +245,6 @@ class MemoryProfile:
         present = np.flatnonzero(totals > 0)
         order = present[np.argsort(-totals[present], kind="stable")]
         return list(zip([names[i] for i in order.tolist()], totals[order].astype(np.int64).tolist()))
-
-    def scope_count(self, depth: int) -> int:
-        """How many scopes there are at `depth`: the most rows `scope_totals` can return."""
-        return len(self._scope_ids(depth)[0])
 
     def _scope_ids(self, depth: int) -> tuple[list[str], np.ndarray]:
         if depth not in self._scopes:

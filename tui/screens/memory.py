@@ -44,8 +44,7 @@ class MemoryScreen(WorkspaceScreen):
     MemoryScreen { layout: grid; grid-size: 2 3; grid-columns: 2fr 1fr; grid-rows: 35vh 1fr 7; }
     MemoryScreen > StatusBar, MemoryScreen > ErrorBanner { split: top; }
     MemoryScreen #memory-chart { column-span: 2; height: 100%; }
-    MemoryScreen #memory-buffers { row-span: 2; scrollbar-size-vertical: 1; }
-    MemoryScreen #memory-scopes { scrollbar-size: 0 0; }
+    MemoryScreen #memory-buffers { row-span: 2; }
     MemoryScreen #memory-scopes, MemoryScreen #memory-trace { border-left: solid $panel-lighten-1; height: 100%; }
     """
     BINDINGS = [
@@ -117,7 +116,7 @@ class MemoryScreen(WorkspaceScreen):
             self._head(Text(f"No memory profile{about}: {problem}", style="italic"))
             self.chart.set_note("")
             self.chart.set_caption([])
-            self.scopes.set_rows("", [], 0, 1)
+            self.scopes.set_rows("", [], 1)
             return
         markers = [Marker(profile.peak_time, "XLA peak", XLA_PEAK_COLOR)]
         if profile.max_time != profile.peak_time:
@@ -203,7 +202,7 @@ class MemoryScreen(WorkspaceScreen):
         p = self.profile
         totals = p.scope_totals(self.cursor, self.depth)
         title = f"By name scope at the cursor (depth {self.depth})"
-        self.scopes.set_rows(title, totals, p.scope_count(self.depth), p.max_bytes)
+        self.scopes.set_rows(title, totals, p.max_bytes)
 
     def _cursor_line(self, point: int, count: int) -> list[Segment]:
         """`#117/222 fusion.3 = fusion kLoop f32[..]  · live 4.9 MiB in 76 buffers  op_name`."""

@@ -14,12 +14,13 @@ from textual.binding import Binding
 from textual.events import Click
 from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 from tui.model.memory import KINDS, MemoryProfile
 from tui.model.shapes import human_bytes
 from tui.widgets.line_cache import LineCache
+from tui.widgets.viewport import Viewport
 
 _HEADER = Style(bold=True, underline=True)
 _DIM = Style(dim=True)
@@ -29,9 +30,10 @@ _KIND_STYLES = {
 }
 _CURSOR = Style(reverse=True)
 _CURSOR_BLURRED = Style(bgcolor="#303030")
+_THUMB = Style(color="#6c6c6c")
 
 
-class BufferTable(LineCache, ScrollView, can_focus=True, inherit_bindings=False):
+class BufferTable(LineCache, Viewport, Widget, can_focus=True, inherit_bindings=False):
     DEFAULT_CSS = """
     BufferTable { height: 1fr; }
     """
@@ -63,34 +65,33 @@ class BufferTable(LineCache, ScrollView, can_focus=True, inherit_bindings=False)
         self.strip_cache.clear()
         self.rows = np.zeros(0, np.int64)
         self.cursor = 0
-        self._size_for_rows()
+        self.top, self.extent = 0, Size(self.view_size.width, 0)
         self.refresh()
 
-    def _size_for_rows(self) -> None:
-        """Room for the longest table any point has: the size never changes with the cursor, so a
-        cursor move never costs a layout pass."""
-        rows = self.profile.max_live_count if self.profile is not None else 0
-        self.virtual_size = Size(self.view_size.width, rows + 1)
+    @property
+    def window_height(self) -> int:
+        return max(self.view_size.height - 1, 0)  # the header stays
 
     def set_rows(self, rows: np.ndarray, keep: int | None = None) -> None:
         """Show these value rows; the cursor stays on `keep` (a value row) when it is among them."""
-        old_rows, old_cursor, top = self.rows, self.cursor, self.scroll_offset.y
+        old_rows, old_cursor, old_top, old_thumb = self.rows, self.cursor, self.top, self.thumb_rows()
         self.rows = rows
         found = np.flatnonzero(rows == keep) if keep is not None else ()
         self.cursor = int(found[0]) if len(found) else min(old_cursor, max(0, len(rows) - 1))
-        if not self._scroll_to_cursor():
-            self._refresh_changed(old_rows, old_cursor, top)
+        self.set_extent(Size(self.view_size.width, len(rows)))  # a full repaint if the window moved
+        if not self._scroll_to_cursor() and self.top == old_top:
+            self._refresh_changed(old_rows, old_cursor, old_thumb)
 
-    def _refresh_changed(self, old_rows: np.ndarray, old_cursor: int, top: int) -> None:
-        """Repaint only the visible lines whose buffer (or cursor mark) changed."""
-        height = max(0, self.view_size.height - 1)
+    def _refresh_changed(self, old_rows: np.ndarray, old_cursor: int, old_thumb: range) -> None:
+        """Repaint only the visible lines whose buffer, cursor mark or scroll thumb changed."""
+        top, height, thumb = self.top, self.window_height, self.thumb_rows()
         new = self.rows[top: top + height]
         old = old_rows[top: top + height]
         changed = np.ones(height, bool)
         both = min(len(new), len(old))
         changed[:both] = new[:both] != old[:both]
         changed[max(len(new), len(old)):] = False
-        for index in (old_cursor - top, self.cursor - top):
+        for index in (old_cursor - top, self.cursor - top, *(set(old_thumb) ^ set(thumb))):
             if 0 <= index < height:
                 changed[index] = True
         lines = np.flatnonzero(changed)
@@ -128,7 +129,7 @@ class BufferTable(LineCache, ScrollView, can_focus=True, inherit_bindings=False)
             self.post_message(self.Highlighted(self.current))
 
     def on_click(self, event: Click) -> None:
-        index = event.y - 1 + self.scroll_offset.y
+        index = event.y - 1 + self.top
         if event.y >= 1 and 0 <= index < len(self.rows):
             self._set_cursor(index)
 
@@ -136,31 +137,27 @@ class BufferTable(LineCache, ScrollView, can_focus=True, inherit_bindings=False)
         old = self.cursor
         self.cursor = index
         if not self._scroll_to_cursor():
-            top = self.scroll_offset.y
-            self.refresh_view_lines({old - top + 1, index - top + 1})
+            self.repaint_rows(old)
+            self.repaint_rows(index)
         if announce and self.current is not None:
             self.post_message(self.Highlighted(self.current))
 
     def _scroll_to_cursor(self) -> bool:
         """Scroll so the cursor row shows; True if that repainted everything."""
-        top, height = self.scroll_offset.y, max(1, self.view_size.height - 1)
+        top, height = self.top, max(1, self.window_height)
         if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
-        elif self.cursor >= top + height:
-            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
-        else:
-            return False
-        self.refresh()
-        return True
+            return self.scroll_view(y=self.cursor)
+        if self.cursor >= top + height:
+            return self.scroll_view(y=self.cursor - height + 1)
+        return False
 
     def on_focus(self) -> None:
-        self.refresh_view_lines([self.cursor - self.scroll_offset.y + 1])  # its mark depends on focus
+        self.repaint_rows(self.cursor)  # its mark depends on focus
 
-    def on_blur(self) -> None:
-        self.refresh_view_lines([self.cursor - self.scroll_offset.y + 1])
+    on_blur = on_focus
 
     def on_resize(self) -> None:
-        self._size_for_rows()
+        self.set_extent(Size(self.view_size.width, len(self.rows)))
 
     # -- drawing --------------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
@@ -169,7 +166,7 @@ class BufferTable(LineCache, ScrollView, can_focus=True, inherit_bindings=False)
             segments = [Segment(_cell(name + (" ▼" if name == self.sorted_by else ""), w, align), _HEADER)
                         for name, w, align in COLUMNS]
             return Strip(segments).crop(0, width).extend_cell_length(width).apply_style(self.base_style)
-        index = y - 1 + self.scroll_offset.y
+        index = y - 1 + self.top
         if self.profile is None or index >= len(self.rows):
             return Strip.blank(width, self.base_style)
         row = int(self.rows[index])
@@ -177,10 +174,11 @@ class BufferTable(LineCache, ScrollView, can_focus=True, inherit_bindings=False)
         if strip is None:
             if len(self.strip_cache) > 4096:
                 self.strip_cache.clear()
-            strip = self.strip_cache[(row, width)] = self._row_strip(row, width)
+            strip = self.strip_cache[(row, width)] = self._row_strip(row, width - 1)  # then the thumb's column
         if index == self.cursor:
             strip = strip.apply_style(_CURSOR if self.has_focus else _CURSOR_BLURRED)
-        return strip
+        thumb = Segment("▐", self.base_style + _THUMB) if y - 1 in self.thumb_rows() else Segment(" ", self.base_style)
+        return Strip.join([strip, Strip([thumb], 1)])
 
     def _row_strip(self, row: int, width: int) -> Strip:
         p = self.profile

@@ -11,18 +11,20 @@ from __future__ import annotations
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Size
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 from tui.model.shapes import human_bytes
 from tui.widgets.line_cache import LineCache
+from tui.widgets.viewport import Viewport
 
 _TITLE = Style(bold=True)
 _BAR = Style(bgcolor="#1c3a5a")
 _DIM = Style(dim=True)
 
 
-class ScopeList(LineCache, ScrollView, can_focus=False):
+class ScopeList(LineCache, Viewport, Widget, can_focus=False):
+    """The title, then the scopes; the mouse wheel scrolls a list longer than the view."""
     DEFAULT_CSS = """
     ScopeList { height: 1fr; }
     """
@@ -33,18 +35,22 @@ class ScopeList(LineCache, ScrollView, can_focus=False):
         self.rows: list[tuple[str, int]] = []
         self.scale = 1
 
-    def set_rows(self, title: str, rows: list[tuple[str, int]], most: int, scale: int) -> None:
-        """Show `rows` (scope, bytes) shaded against `scale` bytes; `most` is the longest list this
-        view will get (sizing for it once spares a layout pass on every update)."""
+    @property
+    def window_height(self) -> int:
+        return max(self.view_size.height - 1, 0)  # the title stays
+
+    def set_rows(self, title: str, rows: list[tuple[str, int]], scale: int) -> None:
+        """Show `rows` (scope, bytes) shaded against `scale` bytes."""
         old, old_title = self.rows, self.title_text
         self.title_text, self.rows = title, rows
         if scale != self.scale:
             self.scale = max(1, scale)
             self.strip_cache.clear()
             old = []
-        if self.virtual_size.height != most + 1:
-            self.virtual_size = Size(self.view_size.width, most + 1)
-        top = self.scroll_offset.y
+        top = self.top
+        self.set_extent(Size(self.view_size.width, len(rows)))
+        if self.top != top:
+            return  # scrolled back into the shorter list: all repainted
         lines = [0] if title != old_title else []
         for i in range(top, min(max(len(rows), len(old)), top + self.view_size.height - 1)):
             if i >= len(rows) or i >= len(old) or rows[i] != old[i]:
@@ -52,14 +58,14 @@ class ScopeList(LineCache, ScrollView, can_focus=False):
         self.refresh_view_lines(lines)
 
     def on_resize(self) -> None:
-        self.virtual_size = Size(self.view_size.width, self.virtual_size.height)
+        self.set_extent(Size(self.view_size.width, len(self.rows)))
 
     def render_line(self, y: int) -> Strip:
         width = self.view_size.width
         if y == 0:
             return Strip([Segment(self.title_text, _TITLE)]).crop(0, width).extend_cell_length(width).apply_style(
                 self.base_style)
-        index = y - 1 + self.scroll_offset.y
+        index = y - 1 + self.top
         if index >= len(self.rows):
             return Strip.blank(width, self.base_style)
         scope, size = self.rows[index]
