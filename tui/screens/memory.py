@@ -45,7 +45,8 @@ class MemoryScreen(WorkspaceScreen):
     MemoryScreen > StatusBar, MemoryScreen > ErrorBanner { split: top; }
     MemoryScreen #memory-chart { column-span: 2; height: 100%; }
     MemoryScreen #memory-buffers { row-span: 2; }
-    MemoryScreen #memory-scopes, MemoryScreen #memory-trace { border-left: solid $panel-lighten-1; height: 100%; }
+    MemoryScreen #memory-scopes { height: 100%; }
+    MemoryScreen #memory-trace { border-left: solid $panel-lighten-1; height: 100%; }
     """
     BINDINGS = [
         Binding("left", "step(-1)", "Earlier", show=False),

@@ -24,10 +24,15 @@ _DIM = Style(dim=True)
 
 
 class ScopeList(LineCache, Viewport, Widget, can_focus=False):
-    """The title, then the scopes; the mouse wheel scrolls a list longer than the view."""
+    """The title, then the scopes; the mouse wheel scrolls a list longer than the view. Its
+    left rule is drawn in its lines, not as a CSS border: a bordered widget's lines all go
+    through Textual's styles pass again whenever the list changes."""
+
     DEFAULT_CSS = """
     ScopeList { height: 1fr; }
+    ScopeList > .scope-list--rule { color: $panel-lighten-1; }
     """
+    COMPONENT_CLASSES = {"scope-list--rule"}
 
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
@@ -61,7 +66,12 @@ class ScopeList(LineCache, Viewport, Widget, can_focus=False):
         self.set_extent(Size(self.view_size.width, len(self.rows)))
 
     def render_line(self, y: int) -> Strip:
-        width = self.view_size.width
+        rule = self.strip_cache.get("rule")
+        if rule is None:
+            rule = self.strip_cache["rule"] = Segment("│", self.base_style + self.get_component_rich_style("scope-list--rule"))
+        return Strip([rule, *self._content(y, self.view_size.width - 1)], self.view_size.width)
+
+    def _content(self, y: int, width: int) -> Strip:
         if y == 0:
             return Strip([Segment(self.title_text, _TITLE)]).crop(0, width).extend_cell_length(width).apply_style(
                 self.base_style)
