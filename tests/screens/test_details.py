@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from conftest import FIXTURES
 from shots import SIZES, select, shot
+from textual import events
 
 from tui.app import XlaTuiApp
 from tui.model.cost import CostModel
 from tui.model.explain import si
 from tui.widgets.details_view import DetailsView
+from tui.widgets.viewport import WHEEL_LINES
 
 TRANSFORMER = FIXTURES / "transformer"
 SHARDED = FIXTURES / "sharded"
@@ -120,4 +122,10 @@ async def test_the_page_scrolls_by_keys_and_its_thumb_shows_where():
         last = view.render_line(height - 1).text
         assert text.splitlines()[-1].strip() in last and last[-1] == "▐"
         await pilot.press("home")
+        assert view.top == 0
+        view.post_message(events.MouseScrollDown(view, 5, 5, 0, 1, 0, False, False, False))
+        await pilot.pause()
+        assert view.top == WHEEL_LINES  # the wheel scrolls the page, not the screen around it
+        view.post_message(events.MouseScrollUp(view, 5, 5, 0, -1, 0, False, False, False))
+        await pilot.pause()
         assert view.top == 0
