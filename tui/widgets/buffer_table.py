@@ -30,7 +30,6 @@ _KIND_STYLES = {
 }
 _CURSOR = Style(reverse=True)
 _CURSOR_BLURRED = Style(bgcolor="#303030")
-_THUMB = Style(color="#6c6c6c")
 
 
 class BufferTable(LineCache, Viewport, Widget, can_focus=True, inherit_bindings=False):
@@ -156,9 +155,6 @@ class BufferTable(LineCache, Viewport, Widget, can_focus=True, inherit_bindings=
 
     on_blur = on_focus
 
-    def on_resize(self) -> None:
-        self.set_extent(Size(self.view_size.width, len(self.rows)))
-
     # -- drawing --------------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
         width = self.view_size.width
@@ -177,8 +173,7 @@ class BufferTable(LineCache, Viewport, Widget, can_focus=True, inherit_bindings=
             strip = self.strip_cache[(row, width)] = self._row_strip(row, width - 1)  # then the thumb's column
         if index == self.cursor:
             strip = strip.apply_style(_CURSOR if self.has_focus else _CURSOR_BLURRED)
-        thumb = Segment("▐", self.base_style + _THUMB) if y - 1 in self.thumb_rows() else Segment(" ", self.base_style)
-        return Strip.join([strip, Strip([thumb], 1)])
+        return Strip.join([strip, Strip([self.thumb(y - 1, self.base_style)], 1)])
 
     def _row_strip(self, row: int, width: int) -> Strip:
         p = self.profile

@@ -28,7 +28,6 @@ from tui.widgets.line_cache import LineCache
 from tui.widgets.viewport import Viewport
 
 _CURSOR = Style(reverse=True)
-_THUMB = Style(color="#6c6c6c")
 
 
 class Links:
@@ -179,8 +178,7 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
         line = y + self.top
         if line >= len(self._lines):
             return Strip.blank(width, self.base_style)
-        right = Segment("▐", self.base_style + _THUMB) if y in self.thumb_rows() else Segment(" ", self.base_style)
-        strip = Strip([*self._drawn(line), right], width)
+        strip = Strip([*self._drawn(line), self.thumb(y, self.base_style)], width)
         if self.link_at is not None and self._links and self._links[self.link_at][0] == line:
             strip = strip.apply_style(_CURSOR if self.has_focus else Style(bgcolor="#3a3a3a"))
         return strip

@@ -62,9 +62,6 @@ class ScopeList(LineCache, Viewport, Widget, can_focus=False):
                 lines.append(i - top + 1)
         self.refresh_view_lines(lines)
 
-    def on_resize(self) -> None:
-        self.set_extent(Size(self.view_size.width, len(self.rows)))
-
     def render_line(self, y: int) -> Strip:
         rule = self.strip_cache.get("rule")
         if rule is None:

@@ -28,7 +28,6 @@ _NUMBERS = ("count", "total", "self", "mean", "min", "max")
 _NUMBER_WIDTH = 11
 _TOP = 2  # the rule and the info line stay put; the rest scrolls
 _PLAIN, _BOLD, _DIM, _HEADER = Style(), Style(bold=True), Style(dim=True), Style(bold=True, underline=True)
-_THUMB = Style(color="#6c6c6c")
 
 
 class TracePanel(LineCache, Viewport, Widget, can_focus=True):
@@ -193,8 +192,7 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         if strip is None:
             strip = self._table_line(index) if self.rows is not None else self._detail_lines()[index]
             self._lines[index] = strip
-        thumb = Segment("▐", _THUMB) if y - _TOP in self.thumb_rows() else Segment(" ", _PLAIN)
-        return Strip.join([strip.adjust_cell_length(self._width, _PLAIN), Strip([thumb], 1)])
+        return Strip.join([strip.adjust_cell_length(self._width, _PLAIN), Strip([self.thumb(y - _TOP, _PLAIN)], 1)])
 
 
 def _segments(text: Text, console) -> list[Segment]:

@@ -6,15 +6,18 @@ compositor cuts every line for and renders through the styles pass. The graph an
 panes show a drawing of a new size on almost every key, so that was a third of their frame.
 A Viewport keeps its offset and the drawing's size as plain numbers: a scroll or a new
 drawing repaints the widget's own lines and nothing else, and a widget that wants a scroll
-position indicator draws `thumb_rows()` in a column of its own.
+position indicator draws `thumb(y)` in a column of its own.
 """
 
 from __future__ import annotations
 
+from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.geometry import Region, Size
 
 WHEEL_LINES = 3
+_THUMB = Style(color="#6c6c6c")
 
 
 class Viewport:
@@ -78,6 +81,10 @@ class Viewport:
         size = max(1, round(height * height / total))
         start = round(self.top * (height - size) / (total - height))
         return range(start, start + size)
+
+    def thumb(self, y: int, base: Style) -> Segment:
+        """The scroll indicator's cell on window line y: a grey half block on the thumb, else blank."""
+        return Segment("▐", base + _THUMB) if y in self.thumb_rows() else Segment(" ", base)
 
     def on_resize(self) -> None:
         self.scroll_view(self.left, self.top)  # clamped to the new size
