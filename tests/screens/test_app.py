@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 
 from conftest import FIXTURES, screen_text
@@ -28,6 +29,8 @@ async def test_loads_in_a_worker_and_digits_switch_screens():
             await pilot.press(key)
             await pilot.pause()
             assert isinstance(app.screen, screen), key
+        assert gc.get_freeze_count() > 0  # what was loaded is out of the collector's walks while the app runs
+    assert gc.get_freeze_count() == 0  # and handed back when it exits
 
 
 async def test_a_spinner_covers_the_pane_until_the_inputs_are_loaded(monkeypatch):

@@ -321,6 +321,7 @@ class GraphScreen(WorkspaceScreen):
         self.app.call_from_thread(self._index_ready, label, index)
 
     def _index_ready(self, label: str, index: InstructionIndex) -> None:
+        self.app.keep_loaded()
         self._indexes[label] = index
         if label == self._module and self.query_text:
             self._run_search(self.query_text)

@@ -107,6 +107,7 @@ class MemoryScreen(WorkspaceScreen):
 
     def _loaded(self, entry: ModuleEntry | None, profile: MemoryProfile | None, problem: str | None, trace,
                 counters) -> None:
+        self.app.keep_loaded()
         if entry is not self._entry:
             return
         self._show_trace(trace, counters)

@@ -88,6 +88,7 @@ class TimelineScreen(WorkspaceScreen):
         self.panel.show_info(Text(f" Decoding tracks: {done} of {total}", style="italic"))
 
     def _decoded(self, lanes: TraceLanes) -> None:
+        self.app.keep_loaded()
         self.view.refresh_rows(lanes)
         self.view.set_op_names(op_names(self.workspace))
         self._show_trace_facts()
