@@ -60,7 +60,7 @@ class MemoryScreen(WorkspaceScreen):
         Binding("s", "sort", "Sort"),
         Binding("minus", "depth(-1)", "Scope -", show=False),
         Binding("plus,equals_sign", "depth(1)", "Scope +", show=False),
-        Binding("g", "graph", "Graph"),
+        Binding("g", "graph", "Defining op"),
     ]
 
     def __init__(self) -> None:

@@ -23,7 +23,7 @@ from tui.widgets.line_cache import LineCache
 from tui.widgets.timeline_paint import fit
 from tui.widgets.viewport import Viewport
 
-KEY_WIDTH = 12
+KEY_WIDTH = 12  # the narrowest key column; a longer stat name widens it, up to a third of the panel
 _NUMBERS = ("count", "total", "self", "mean", "min", "max")
 _NUMBER_WIDTH = 11
 _TOP = 2  # the rule and the info line stay put; the rest scrolls
@@ -143,13 +143,14 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         """The details, each value wrapped under its key."""
         if self._details is None:
             width = self._width
-            room = max(width - KEY_WIDTH - 1, 8)
+            key_width = max(KEY_WIDTH, min(max((len(key) for key, _, _ in self.details), default=0), width // 3))
+            room = max(width - key_width - 1, 8)
             lines = []
             for key, value, style in self.details:
                 text = value.replace("\n", " ")
                 for k, at in enumerate(range(0, max(len(text), 1), room)):
-                    head = Segment(fit(key if k == 0 else "", KEY_WIDTH) + " ", _BOLD)
-                    lines.append(Strip([head, Segment(fit(text[at : at + room], width - KEY_WIDTH - 1), style or _PLAIN)]))
+                    head = Segment(fit(key if k == 0 else "", key_width) + " ", _BOLD)
+                    lines.append(Strip([head, Segment(fit(text[at : at + room], width - key_width - 1), style or _PLAIN)]))
             self._details = lines
         return self._details
 
