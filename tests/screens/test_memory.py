@@ -196,16 +196,51 @@ async def test_memory_says_why_when_there_is_no_profile(programs):
         await pilot.press("right", "p", "down")  # keys do nothing, and nothing breaks
 
 
-async def test_memory_over_time_from_a_profile(corpus):
+async def test_a_profile_alone_fills_the_screen_with_its_memory_counters(corpus):
+    """No compiled program: the allocator counters of an 8-GPU profile are the memory there is,
+    one band each, with a cursor over time that reads them all; program keys give way."""
+    from tui.model.memory import memory_counters
+
     app = XlaTuiApp(corpus / "traces" / "xprof_demo_tf_gpu_multiworker_2020.xplane.pb")
     async with app.run_test(size=(160, 45)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.press("3")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        chart = app.screen.trace_chart
-        assert chart.series and all(values.max() > 0 for _, values in chart.series)
-        assert "bytes" in screen_text(app)
+        screen = app.screen
+        counters = {c.name: c for c in memory_counters(app.workspace.trace) if c.value.max() > 0}
+        times, series = screen.over_time
+        assert screen.profile is None and [name for name, _ in series] == sorted(counters)
+        assert screen.has_class("-over-time") and not screen.table.display and not screen.trace_chart.display
+        highest = max(counters.values(), key=lambda c: c.value.max())
+        await pilot.press("home", "p")
+        assert screen.cursor > 0 and dict(series)[highest.name][screen.cursor] == highest.value.max()
+        for keys in (("home",), ("right", "right"), ("end",)):
+            await pilot.press(*keys)
+            at = screen.cursor
+            assert at == {"home": 0, "right": 2, "end": len(times) - 1}[keys[0]]
+            for name, values in series:  # each point: the most the counter held in its slice of time
+                counter = counters[name]
+                end = times[at + 1] if at + 1 < len(times) else np.inf
+                held = [v for t, v in zip(counter.time_ns, counter.value) if t <= times[at]][-1:] or [0]
+                during = [v for t, v in zip(counter.time_ns, counter.value) if times[at] <= t < end]
+                assert values[at] == max(held + during)
+        text = screen_text(app)
+        assert f"Highest: {highest.name}" in text and "p Highest point" in text and "XLA's peak" not in text
+        before = screen.sort
+        await pilot.press("s")  # sorting buffers means nothing here: the key is off
+        assert screen.sort == before
+
+
+async def test_a_profile_alone_without_memory_counters_says_so():
+    app = XlaTuiApp(FIXTURES / "transformer" / "profile" / "host.xplane.pb")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("3")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen.over_time is None and app.screen.has_class("-over-time")
+        assert "no device memory counters" in screen_text(app)
 
 
 async def test_memory_says_when_the_profile_has_no_memory_counters():

@@ -30,6 +30,7 @@ from tui.widgets.scope_list import ScopeList
 XLA_PEAK_COLOR = "#ffd75f"
 MAX_COLOR = "#ff5f5f"
 TRACE_POINTS = 512
+TRACE_ONLY_SERIES = 8  # bands in the whole-screen chart of a profile without a program
 _BOLD, _DIM, _ITALIC = Style(bold=True), Style(dim=True), Style(italic=True)
 SORT_COLUMNS = {"size": "size", "padding waste": "padding", "program order": "live"}
 KEY_HINT = "keys: ←/→ step  shift+←/→ a column  home/end  ↑/↓ buffers  -/+ scope depth"
@@ -47,6 +48,9 @@ class MemoryScreen(WorkspaceScreen):
     MemoryScreen #memory-buffers { row-span: 2; }
     MemoryScreen #memory-scopes { height: 100%; }
     MemoryScreen #memory-trace { border-left: solid $panel-lighten-1; height: 100%; }
+    MemoryScreen.-over-time #memory-chart { row-span: 3; }
+    MemoryScreen.-over-time #memory-buffers, MemoryScreen.-over-time #memory-scopes,
+    MemoryScreen.-over-time #memory-trace { display: none; }
     """
     BINDINGS = [
         Binding("left", "step(-1)", "Earlier", show=False),
@@ -56,6 +60,7 @@ class MemoryScreen(WorkspaceScreen):
         Binding("home", "jump('start')", "Program start", show=False),
         Binding("end", "jump('end')", "Program end", show=False),
         Binding("p", "jump('peak')", "XLA's peak"),
+        Binding("p", "jump('highest')", "Highest point"),  # a profile's counters alone (check_action picks)
         Binding("m", "jump('max')", "Max live"),
         Binding("s", "sort", "Sort"),
         Binding("minus", "depth(-1)", "Scope -", show=False),
@@ -76,6 +81,23 @@ class MemoryScreen(WorkspaceScreen):
         self.table = BufferTable(id="memory-buffers")
         self.scopes = ScopeList(id="memory-scopes")
         self.trace_chart = MemoryChart(id="memory-trace")
+        self.over_time: tuple[np.ndarray, list[tuple[str, np.ndarray]]] | None = None  # (times, series) when
+        # there is no program but the profile has memory counters: they fill the screen
+        self._over_time_peak = 0  # the point where the highest counter peaks
+
+    @property
+    def has_content(self) -> bool:
+        """A program to account for, or a profile whose memory counters can be shown alone."""
+        ws = self.app.workspace
+        return ws is not None and (ws.current is not None or ws.trace is not None)
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if not super().check_action(action, parameters):
+            return False
+        over_time = self.over_time is not None  # keys about the program's buffers give way
+        if action == "jump":
+            return over_time == (parameters == ("highest",)) or parameters in (("start",), ("end",))
+        return not over_time or action not in ("sort", "graph", "depth")
 
     def body(self) -> ComposeResult:
         yield self.chart
@@ -88,7 +110,9 @@ class MemoryScreen(WorkspaceScreen):
         self._seen = ws.selection
         entry = ws.current
         self._entry = entry
-        self.profile = None
+        self.profile = self.over_time = None
+        self.remove_class("-over-time")
+        self.refresh_bindings()
         self._head(Text(f"Reading the memory of {entry.label}…" if entry else "No module loaded.", style="italic"))
         self._load(entry, ws.trace)
 
@@ -113,6 +137,9 @@ class MemoryScreen(WorkspaceScreen):
         self._show_trace(trace, counters)
         self.profile = profile
         self.table.set_profile(profile)
+        if profile is None and entry is None and trace is not None:
+            self._show_over_time(trace, counters)
+            return
         if profile is None:
             about = f" for {entry.label}" if entry is not None else ""
             self._head(Text(f"No memory profile{about}: {problem}", style="italic"))
@@ -169,14 +196,9 @@ class MemoryScreen(WorkspaceScreen):
                            "This profile has no device memory counters (allocator stats): CPU profiles do not "
                            "record them. The chart above is the compiled program's own account.")
             return
-        t0, t1 = trace.span
-        grid = np.linspace(t0, t1, TRACE_POINTS).astype(np.int64)
         shown = sorted((c for c in counters if c.value.max(initial=0) > 0), key=lambda c: -c.value.max())[:2]
-        series = []
-        for counter in shown:
-            at = np.searchsorted(counter.time_ns, grid, side="right") - 1
-            values = np.where(at >= 0, counter.value[np.clip(at, 0, None)], 0).astype(np.int64)
-            series.append((counter.name.split()[0][:9], values))
+        grid, series = _sampled(trace, shown)
+        t0 = trace.span[0]
         chart.tick = lambda point: format_ns(grid[min(point, len(grid) - 1)] - t0)
         names = ", ".join(c.name for c in shown) + (f" (of {len(counters)} counters)" if len(counters) > len(shown) else "")
         chart.set_titles([Text.assemble(("Memory over time (profile): ", "bold"), (names, "dim"))])
@@ -185,12 +207,47 @@ class MemoryScreen(WorkspaceScreen):
         else:
             chart.set_note("The profile's memory counters are all zero.")
 
+    def _show_over_time(self, trace, counters) -> None:
+        """A profile without a compiled program: its allocator counters, one band each, fill the
+        screen, with a cursor over time that reads every counter at once."""
+        live = [c for c in counters if c.value.max(initial=0) > 0]
+        shown = sorted(live, key=lambda c: c.name)[:TRACE_ONLY_SERIES]
+        self.add_class("-over-time")
+        if not shown:
+            why = "its memory counters are all zero" if counters else (
+                "it has no device memory counters (allocator stats; CPU profiles do not record them)")
+            self._head(Text(f"No memory to show: no compiled program is loaded, and the profile {why}. "
+                            "Open the program's dump or HLO for its buffers and live bytes.", style="italic"))
+            self.chart.set_note("")
+            return
+        grid, series = _sampled(trace, shown)
+        self.over_time = (grid, [(c.name, values) for c, (_, values) in zip(shown, series)])
+        self.refresh_bindings()
+        t0 = trace.span[0]
+        self.chart.tick = lambda point: format_ns(grid[min(point, len(grid) - 1)] - t0)
+        highest = max(shown, key=lambda c: c.value.max())
+        at = int(highest.value.argmax())
+        self._over_time_peak = int(series[shown.index(highest)][1].argmax())
+        self.chart.set_series(series, [Marker(self._over_time_peak, "highest", XLA_PEAK_COLOR)])
+        others = len(counters) - len(shown)
+        self._head(Text.assemble(
+            ("Memory over time (profile): ", "bold"),
+            (f"{len(shown)} allocator counters" + (f" ({others} more all zero or not shown)" if others else "")
+             + f"; each point is the most a counter held in its {format_ns(int(grid[1] - grid[0]))}", "dim"),
+            ("\nHighest: ", "bold"), (f"{highest.name} {human_bytes(int(highest.value.max()))}", f"bold {XLA_PEAK_COLOR}"),
+            f" at {format_ns(int(highest.time_ns[at]) - t0)}",
+            ("  (no compiled program loaded: open its dump or HLO with the profile for buffers and program order)", "dim"),
+            ("\nkeys: ←/→ step  shift+←/→ a column  home/end  p the highest point", "dim")))
+        self._move(self._over_time_peak)
+
     # -- the cursor -----------------------------------------------------------------------
     def _move(self, point: int) -> None:
         """Put the program cursor on `point`. Local: the shared selection hears of it when a buffer
         is chosen or the screen is left (a broadcast per key would repaint every status bar)."""
         p = self.profile
         if p is None:
+            if self.over_time is not None:
+                self._move_over_time(point)
             return
         point = max(0, min(p.end_time, point))
         self.cursor = point
@@ -199,6 +256,15 @@ class MemoryScreen(WorkspaceScreen):
         self.table.set_rows(rows, keep=self.selected_row if self.selected_row is not None else self.table.current)
         self._show_scopes()
         self.chart.set_caption(self._cursor_line(point, len(rows)))
+
+    def _move_over_time(self, point: int) -> None:
+        grid, series = self.over_time
+        point = self.cursor = max(0, min(len(grid) - 1, point))
+        self.chart.set_cursor(point)
+        line = [Segment(f"▲{self.chart.tick(point)} ", _BOLD)]
+        for name, values in series:
+            line += [Segment(f"  {name} "), Segment(human_bytes(int(values[point])), _BOLD)]
+        self.chart.set_caption(line)
 
     def _show_scopes(self) -> None:
         p = self.profile
@@ -235,15 +301,24 @@ class MemoryScreen(WorkspaceScreen):
         self._move(self.cursor + delta)
 
     def action_column(self, direction: int) -> None:
-        """One chart column: as many program points as a column covers."""
-        if self.profile is not None:
-            step = max(1, -(-(self.profile.end_time + 1) // self.chart.plot_width))
+        """One chart column: as many points as a column covers."""
+        end = self._end()
+        if end is not None:
+            step = max(1, -(-(end + 1) // self.chart.plot_width))
             self._move(self.cursor + direction * step)
 
     def action_jump(self, where: str) -> None:
         p = self.profile
         if p is not None:
             self._move({"start": 0, "end": p.end_time, "peak": p.peak_time, "max": p.max_time}[where])
+        elif self.over_time is not None:
+            self._move({"start": 0, "end": self._end()}.get(where, self._over_time_peak))
+
+    def _end(self) -> int | None:
+        """The cursor's last point: the program's end, or the profile's last sample."""
+        if self.profile is not None:
+            return self.profile.end_time
+        return len(self.over_time[0]) - 1 if self.over_time is not None else None
 
     def action_sort(self) -> None:
         self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
@@ -309,6 +384,25 @@ class MemoryScreen(WorkspaceScreen):
         """The instruction was selected with one of its buffers (here): the cursor stays put."""
         row = self.profile.row(sel.buffer) if sel.buffer else None
         return row is not None and self.profile.values[row].instruction.name == sel.instruction
+
+
+def _sampled(trace, counters) -> tuple[np.ndarray, list[tuple[str, np.ndarray]]]:
+    """The counters over TRACE_POINTS slices of the trace, each the most the counter held in
+    its slice (a short spike stays on the chart), labelled by allocator; (slice starts, [(label, values)])."""
+    t0, t1 = trace.span
+    grid = np.linspace(t0, t1, TRACE_POINTS).astype(np.int64)
+    firsts = [c.name.split()[0] for c in counters]
+    series = []
+    for counter, first in zip(counters, firsts):
+        times, samples = counter.time_ns, counter.value
+        held = np.searchsorted(times, grid, side="right") - 1  # the sample in force as each slice starts
+        values = np.where(held >= 0, samples[np.clip(held, 0, None)], 0)
+        slices = np.searchsorted(grid, times, side="right") - 1
+        inside = slices >= 0
+        np.maximum.at(values, slices[inside], samples[inside])
+        label = first if firsts.count(first) == 1 else counter.name.split()[-1]  # one allocator, two counters
+        series.append((label[:9], values.astype(np.int64)))
+    return grid, series
 
 
 def _space_label(space: int) -> str:
