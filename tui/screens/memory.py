@@ -48,8 +48,10 @@ class MemoryScreen(WorkspaceScreen):
     MemoryScreen #memory-buffers { row-span: 2; }
     MemoryScreen #memory-scopes { height: 100%; }
     MemoryScreen #memory-trace { border-left: solid $panel-lighten-1; height: 100%; }
+    MemoryScreen.-no-program #memory-buffers, MemoryScreen.-no-program #memory-scopes { display: none; }
+    MemoryScreen.-no-program #memory-chart { row-span: 2; }
+    MemoryScreen.-no-program #memory-trace { column-span: 2; border-left: none; }
     MemoryScreen.-over-time #memory-chart { row-span: 3; }
-    MemoryScreen.-over-time #memory-buffers, MemoryScreen.-over-time #memory-scopes,
     MemoryScreen.-over-time #memory-trace { display: none; }
     """
     BINDINGS = [
@@ -94,10 +96,12 @@ class MemoryScreen(WorkspaceScreen):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if not super().check_action(action, parameters):
             return False
-        over_time = self.over_time is not None  # keys about the program's buffers give way
-        if action == "jump":
-            return over_time == (parameters == ("highest",)) or parameters in (("start",), ("end",))
-        return not over_time or action not in ("sort", "graph", "depth")
+        program, over_time = self.profile is not None, self.over_time is not None  # keys about nothing shown give way
+        if action == "jump" and parameters == ("highest",):
+            return over_time
+        if action == "jump" and parameters in (("peak",), ("max",)) or action in ("sort", "graph", "depth"):
+            return program
+        return True
 
     def body(self) -> ComposeResult:
         yield self.chart
@@ -111,7 +115,7 @@ class MemoryScreen(WorkspaceScreen):
         entry = ws.current
         self._entry = entry
         self.profile = self.over_time = None
-        self.remove_class("-over-time")
+        self.remove_class("-over-time", "-no-program")
         self.refresh_bindings()
         self._head(Text(f"Reading the memory of {entry.label}…" if entry else "No module loaded.", style="italic"))
         self._load(entry, ws.trace)
@@ -137,13 +141,15 @@ class MemoryScreen(WorkspaceScreen):
         self._show_trace(trace, counters)
         self.profile = profile
         self.table.set_profile(profile)
+        self.refresh_bindings()
         if profile is None and entry is None and trace is not None:
             self._show_over_time(trace, counters)
             return
         if profile is None:
+            self.add_class("-no-program")  # no empty table: the chart's place says why
             about = f" for {entry.label}" if entry is not None else ""
-            self._head(Text(f"No memory profile{about}: {problem}", style="italic"))
-            self.chart.set_note("")
+            self._head(Text(f"No memory profile{about}", style="bold"))
+            self.chart.set_note(problem or "")  # a note wraps to the width
             self.chart.set_caption([])
             self.scopes.set_rows("", [], 1)
             return
@@ -212,7 +218,7 @@ class MemoryScreen(WorkspaceScreen):
         screen, with a cursor over time that reads every counter at once."""
         live = [c for c in counters if c.value.max(initial=0) > 0]
         shown = sorted(live, key=lambda c: c.name)[:TRACE_ONLY_SERIES]
-        self.add_class("-over-time")
+        self.add_class("-no-program", "-over-time")
         if not shown:
             why = "its memory counters are all zero" if counters else (
                 "it has no device memory counters (allocator stats; CPU profiles do not record them)")
