@@ -192,7 +192,9 @@ async def test_memory_says_why_when_there_is_no_profile(programs):
         await pilot.press("3")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert app.screen.profile is None and "not scheduled" in screen_text(app)
+        text = screen_text(app)
+        assert app.screen.profile is None and "not scheduled" in text
+        assert not app.screen.table.display and "s Sort" not in text  # no empty table, no keys for it
         await pilot.press("right", "p", "down")  # keys do nothing, and nothing breaks
 
 
