@@ -408,14 +408,55 @@ async def test_bars_and_busy_cells_are_drawn_in_their_ops_colour():
         assert bar.style.bgcolor.triplet.hex == CATEGORY_COLORS["matmul"]
 
 
-async def test_a_chrome_trace_with_instant_only_threads(corpus):
-    """Kineto's trace has threads with instants only: no rows for them, and walking the rows
-    never lands on one."""
+async def test_instant_events_are_drawn_on_rows_of_their_own(corpus):
+    """Kineto's trace has threads with instants only ('Iteration Start', 'Record Window End', at
+    the trace's very end): each gets a row of ▼ markers at their times, the cursor on it lists
+    them in the panel, and walking the rows never selects an event there."""
     app = XlaTuiApp(corpus / "traces" / "non_xla" / "pytorch_kineto_torch_compile_triton.trace.json.gz")
     async with app.run_test(size=SIZE) as pilot:
         view = await open_timeline(pilot)
         trace = app.workspace.trace
-        empty = {k for k, track in enumerate(trace.tracks) if track.count == 0}
-        assert empty and not any(row.kind == "track" and row.index in empty for row in view.rows)
+        with_instants = {k for k, track in enumerate(trace.tracks) if len(track.instant_ns)}
+        rows = [i for i, row in enumerate(view.rows) if row.kind == "instants"]
+        assert with_instants and {view.rows[i].index for i in rows} == with_instants
+        for i in rows:
+            track = trace.tracks[view.rows[i].index]
+            cells = "".join(segment.text for segment in view._lines[i])[view.label_width:]
+            for ns, name_id in zip(track.instant_ns.tolist(), track.instant_name_id.tolist()):
+                column = min(view.window.column(ns), view.cells - 1)
+                assert cells[column] == "▼", trace.names[name_id]
+        assert "▼Iteration Start: PyTorch Profiler" in screen_text(app)
+        await move_to_row(pilot, view, rows[-1])
+        assert view.cursor is None  # not an event row
+        track = trace.tracks[view.rows[rows[-1]].index]
+        listed = [value for _, value, _ in app.screen.panel.details]
+        assert [trace.names[k] for k in track.instant_name_id.tolist()] == listed[1:]
         await pilot.press("pagedown", "down", "up", "right", "left", "pageup")
-        assert view.cursor is None or view.cursor[0] not in empty
+        assert view.cursor is None or view.cursor[0] in {k for k, t in enumerate(trace.tracks) if t.count}
+
+
+async def test_instants_beside_events_and_sharing_a_cell(tmp_path):
+    """Hand-written edge case: a thread with slices and instants gets an 'instants' row under its
+    slices; two instants in one cell make one marker, in the first one's colour."""
+    import json
+
+    events = [
+        {"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "host"}},
+        {"ph": "X", "name": "work", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
+        {"ph": "i", "name": "mark A", "pid": 1, "tid": 1, "ts": 500, "s": "t"},
+        {"ph": "i", "name": "mark B", "pid": 1, "tid": 1, "ts": 500.001, "s": "t"},
+        {"ph": "i", "name": "alone", "pid": 1, "tid": 2, "ts": 250, "s": "t"},
+    ]
+    path = tmp_path / "instants.trace.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    app = XlaTuiApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        kinds = [(row.kind, view.trace.tracks[row.index].count if row.index >= 0 else None) for row in view.rows]
+        assert ("track", 1) in kinds and ("instants", 1) in kinds and ("instants", 0) in kinds
+        row = next(i for i, r in enumerate(view.rows) if r.kind == "instants" and view.trace.tracks[r.index].count)
+        cells = "".join(segment.text for segment in view._lines[row])
+        assert cells.count("▼") == 1 and "mark A" in cells and "mark B" not in cells
+        assert "    instants" in cells[: view.label_width]
+
+

@@ -30,6 +30,7 @@ from tui.widgets.trace_panel import TracePanel
 
 BOLD, ITALIC, WARNING = Style(bold=True), Style(italic=True), Style(bold=True, color="red")
 NO_PROFILE = "No profile loaded: open an .xplane.pb, a trace JSON or a logdir (alone or beside a dump)."
+INSTANTS_LISTED = 200  # instant events listed in the panel (the rest: zoom in)
 
 
 class TimelineScreen(WorkspaceScreen):
@@ -142,6 +143,21 @@ class TimelineScreen(WorkspaceScreen):
         self.panel.show_info(self._cursor_line())
         if message.event is not None:
             self._show_event(message.track, message.event, None, None)
+        elif (row := self.view.current_row) is not None and row.kind == "instants":
+            self._show_instants(row.index)
+
+    def _show_instants(self, track_index: int) -> None:
+        """The instant events of a track that are in view, in time order."""
+        trace, window = self.trace, self.view.window
+        track = trace.tracks[track_index]
+        times = track.instant_ns
+        shown = np.flatnonzero((times >= window.t0) & (times <= window.t1))
+        details = [("instants", f"{len(times):,} on {track.group} / {track.name}, {len(shown):,} in view", BOLD)]
+        details += [(format_ns(int(times[k]) - trace.span[0], 6), trace.names[track.instant_name_id[k]], None)
+                    for k in shown[:INSTANTS_LISTED].tolist()]
+        if len(shown) > INSTANTS_LISTED:
+            details.append(("", f"and {len(shown) - INSTANTS_LISTED:,} more: zoom in (w) to list them", ITALIC))
+        self.panel.show_details(details)
 
     def on_timeline_view_chosen(self, message: TimelineView.Chosen) -> None:
         chosen = (message.track, message.event)

@@ -53,7 +53,7 @@ RANGE_STEP = 1 / 40  # of the window, per Shift+arrow
 
 
 class Row(NamedTuple):
-    kind: str  # "group", "track" or "counter"
+    kind: str  # "group", "track", "instants" (a track's instant events, on a row of their own) or "counter"
     group: str
     index: int  # into trace.tracks or trace.counters; -1 for a group
     lane: int = 0
@@ -186,8 +186,10 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
             if group in self.collapsed:
                 continue
             for k, track in enumerate(trace.tracks):
-                if track.group == group:  # a track of instants only has no rows
+                if track.group == group:  # a track of instants only has no event rows
                     rows += [Row("track", group, k, lane) for lane in range(track.lanes if track.decoded else 1)]
+                    if len(track.instant_ns):
+                        rows.append(Row("instants", group, k))
             rows += [Row("counter", group, k) for k, c in enumerate(counters) if c.group == group]
         return rows
 
@@ -207,6 +209,10 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         if row is None or row.kind != "track":
             return None
         return row.index, self.cursor_event
+
+    @property
+    def current_row(self) -> Row | None:
+        return self._row(self.cursor_row)
 
     def _row(self, index: int) -> Row | None:
         return self.rows[index] if 0 <= index < len(self.rows) else None
@@ -576,8 +582,15 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
             self._lines[index] = self._line(index, segments)
 
     def _paint_other(self, index: int) -> Strip:
-        """A group's summary, a counter, or a track still decoding."""
+        """A group's summary, a counter, a track's instants, or a track still decoding."""
         row, window, painter, cells = self.rows[index], self.window, self._painter, self.cells
+        if row.kind == "instants":
+            track = self.trace.tracks[row.index]
+            offsets = (track.instant_ns - window.t0) / window.ns_per_cell
+            columns = np.where(offsets == cells, cells - 1, np.floor(offsets)).astype(np.int64)  # the right edge is in view
+            name_ids = track.instant_name_id
+            colours = self._name_colours()[name_ids]
+            return self._line(index, painter.instants(columns, colours, lambda k: self.trace.names[name_ids[k]], cells))
         if row.kind == "group":  # collapsed: how busy its tracks are; expanded, they show it
             merged = self.lanes
             fraction = np.zeros(cells)
@@ -599,6 +612,9 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
             text = f"{'▸' if row.group in self.collapsed else '▾'} {row.group}"
         elif row.kind == "counter":
             text = f"  {self.trace.counters[row.index].name}"
+        elif row.kind == "instants":
+            track = self.trace.tracks[row.index]
+            text = f"  {track.name}" if track.count == 0 else "    instants"
         else:
             text = f"  {self.trace.tracks[row.index].name}" if row.lane == 0 else ""
         style = _LABEL_STYLES[(index == self.cursor_row, row.kind == "group")]

@@ -106,6 +106,23 @@ class Painter:
         _write_names(chars, np.where(full & (left >= 0), left, -1), name_of)
         return self.segments(chars, fg * N + bg)
 
+    def instants(self, columns: np.ndarray, colours: np.ndarray, name_of: Callable[[int], str], cells: int) -> list[Segment]:
+        """A row of instant events: a `▼` in the cell of each (the first one's colour where several
+        share a cell), its name after it while the row is free up to the next."""
+        chars, keys = [" "] * cells, np.full(cells, key(EMPTY, EMPTY))
+        inside = np.flatnonzero((columns >= 0) & (columns < cells))
+        shown, first = np.unique(columns[inside], return_index=True)
+        at = shown.tolist()
+        for n, (column, k) in enumerate(zip(at, inside[first].tolist())):
+            end = at[n + 1] - 1 if n + 1 < len(at) else cells  # a blank cell before the next marker
+            name, room = name_of(k), end - column - 1
+            label = "▼" + (name if len(name) <= room else name[: room - 1] + "…" if room >= 3 else "")
+            if cell_len(label) != len(label):
+                label = "▼"
+            chars[column : column + len(label)] = label
+            keys[column : column + len(label)] = key(int(colours[k]), EMPTY)
+        return self.segments(chars, keys[None, :])[0]
+
     def levels(self, fraction: np.ndarray, colour: int) -> list[Segment]:
         """A sparkline row: each cell's fraction (0..1, NaN: none) as a block of that height."""
         level = np.ceil(np.clip(np.nan_to_num(fraction), 0, 1) * 8).astype(int)
