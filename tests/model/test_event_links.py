@@ -102,3 +102,78 @@ def test_tpu_ops_match_by_name_within_their_module(corpus):
         j = int(np.searchsorted(device_modules.start_ns, start, side="right")) - 1
         assert module_name(device_modules.event_name(j)) == module and start < device_modules.end_ns[j]
     assert occurrences(trace, "some_other_module", op)[1].size == 0
+
+
+ROCM_PROFILES = ["tracelens_jax08_rocm_attention", "tracelens_jax08_rocm_conv3d_8gpu", "tracelens_jax_rocm_conv_legacy",
+                 "tracelens_jax_rocm_te_fused_attn"]
+
+
+def kernels_by_profiledata(path) -> list[tuple[str, str | None, str, int, int]]:
+    """(hlo_op, hlo_module, kernel name, start, duration) of every device event with an `hlo_op`
+    stat, read with ProfileData directly: the oracle for the kernel links."""
+    from jaxlib import _profile_data
+
+    found = []
+    for plane in _profile_data.ProfileData.from_file(str(path)).planes:
+        if not plane.name.startswith("/device:"):
+            continue
+        for line in plane.lines:
+            if line.name in ("XLA Ops", "XLA Modules"):
+                continue
+            for event in line.events:
+                stats = dict(event.stats)
+                if "hlo_op" in stats:
+                    found.append((stats["hlo_op"], stats.get("hlo_module"), event.name, round(event.start_ns),
+                                  round(event.duration_ns)))
+    return found
+
+
+@pytest.mark.parametrize("name", ROCM_PROFILES)
+def test_gpu_kernels_count_towards_the_op_in_their_stats(corpus, name):
+    """GPU kernels are named after the kernel (`Cijk_…`, `loop_convert_fusion.kd`); the op they
+    ran is their `hlo_op` stat. Top ops and an op's occurrences follow the stat."""
+    path = corpus / "traces" / f"{name}.xplane.pb"
+    trace = load_trace(path)
+    trace.decode_all()
+    oracle = kernels_by_profiledata(path)
+    assert oracle and any(op != kernel for op, _, kernel, _, _ in oracle)  # names alone would miss them
+    rows = {row.name: row for row in top_ops(Workspace([], trace=trace))}
+    by_op = Counter(op for op, *_ in oracle)
+    assert set(rows) == set(by_op)
+    for op, count in by_op.items():
+        durations = [d for o, _, _, _, d in oracle if o == op]
+        assert (rows[op].count, rows[op].total_ns, rows[op].max_ns) == (count, sum(durations), max(durations))
+    op, module = Counter((o, m) for o, m, *_ in oracle).most_common(1)[0][0]
+    tracks, found = occurrences(trace, module, op)
+    starts = [int(trace.tracks[k].start_ns[i]) for k, i in zip(tracks.tolist(), found.tolist())]
+    expected = sorted((s, d) for o, m, _, s, d in oracle if (o, m) == (op, module))
+    durations = [int(trace.tracks[k].dur_ns[i]) for k, i in zip(tracks.tolist(), found.tolist())]
+    assert starts == sorted(starts) and durations == [d for _, d in expected]  # every run, in time order
+    assert occurrences(trace, "no_such_module", op)[1].size == 0
+
+
+def test_an_instructions_runs_on_a_gpu_are_its_kernels(corpus):
+    """The details' profile figures (TraceLinks) on a GPU: the kernels whose stats name the
+    instruction and its module, not the host's launch events named after the op. The module is
+    a hand-written stand-in with the profile's module and op names (no dump came with it)."""
+    from tui.model.hlo import parse_hlo
+    from tui.model.links import TraceLinks
+
+    path = corpus / "traces" / "tracelens_jax08_rocm_attention.xplane.pb"
+    module = parse_hlo("""HloModule jit_matmul, is_scheduled=true
+
+ENTRY %main (a: bf16[4096,4096], b: bf16[4096,4096]) -> bf16[4096,4096] {
+  %a = bf16[4096,4096]{1,0} parameter(0)
+  %b = bf16[4096,4096]{1,0} parameter(1)
+  ROOT %custom-call.1 = bf16[4096,4096]{1,0} custom-call(%a, %b), custom_call_target="__cublas$lt$matmul"
+}
+""")
+    trace = load_trace(path)
+    links = TraceLinks(trace, module)
+    oracle = kernels_by_profiledata(path)
+    runs = links.occurrences(module.instruction("custom-call.1"))
+    expected = [d for o, m, _, _, d in sorted(oracle, key=lambda k: k[3]) if (o, m) == ("custom-call.1", "jit_matmul")]
+    assert runs.count == len(expected) > 0 and runs.total_ns == sum(expected)
+    assert all(trace.tracks[k].name.startswith("Stream") for k, _ in runs.events)
+    step, where = links.step_ns()
+    assert step == sum(d for _, m, _, _, d in oracle if m == "jit_matmul") and "GPU kernels" in where

@@ -12,6 +12,12 @@ The timeline's links (functions below TraceLinks) also read an event's own stats
 and GPU kernels carry `hlo_op` and `hlo_module`, and on TPU an op's module is the enclosing
 `XLA Modules` event (named `module(program id)`), which also keeps other programs' ops with
 the same name out of an instruction's occurrences.
+
+GPU kernels are named after the kernel, not the op (`Cijk_Ailk_…` runs `custom-call.1`,
+`loop_convert_fusion.kd` runs `loop_convert_fusion`): on a GPU's stream tracks the op is the
+`hlo_op` stat and the module the `hlo_module` stat, read for all of a track's events at once.
+A profile with such kernels counts an op's time there alone: the host events named after ops
+are its launches, not its runs.
 """
 
 from __future__ import annotations
@@ -22,11 +28,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from tui.model.hlo import HloInstruction, HloModule
-from tui.model.trace import NameStats, Trace, Track
+from tui.model.trace import NameStats, Trace, Track, name_stats
 from tui.model.workspace import ModuleEntry, Workspace
 
 MODULES_TRACK = "XLA Modules"
 OPS_TRACK = "XLA Ops"
+HLO_OP, HLO_MODULE = "hlo_op", "hlo_module"
 _PROGRAM_ID = re.compile(r"\(\d+\)$")
 
 
@@ -91,13 +98,19 @@ class TraceLinks:
         if found is None:
             events, durations = [], []
             name_id = self._ids.get(ins.name)
-            if name_id is not None:
-                for t, track in enumerate(self.trace.tracks):
+            kernels = kernel_tracks(self.trace)
+            for t, track in enumerate(self.trace.tracks):
+                if kernels:
+                    if t not in kernels:
+                        continue
+                    hits = kernel_events(track, self.module.name, ins.name)
+                elif name_id is not None:
                     order, ids = self._sorted(t)
-                    hits = order[np.searchsorted(ids, name_id, "left") : np.searchsorted(ids, name_id, "right")]
-                    hits = np.sort(hits)
-                    events += [(t, int(i)) for i in hits]
-                    durations.append(track.dur_ns[hits])
+                    hits = np.sort(order[np.searchsorted(ids, name_id, "left") : np.searchsorted(ids, name_id, "right")])
+                else:
+                    continue
+                events += [(t, int(i)) for i in hits]
+                durations.append(track.dur_ns[hits])
             found = Occurrences(tuple(events), np.concatenate(durations) if durations else np.zeros(0, np.int64))
             self._found[ins.name] = found
         return found
@@ -126,6 +139,14 @@ class TraceLinks:
                         total += int(track.dur_ns[i])
         if total:
             return total, f"{name} on {MODULES_TRACK}"
+        kernels = kernel_tracks(self.trace)
+        if kernels:
+            for k in kernels:
+                track = self.trace.tracks[k]
+                codes, modules = track.stat_codes(HLO_MODULE)
+                ours = np.array([m == name for m in modules] + [False], bool)  # code -1: no module stat
+                total += int(track.dur_ns[ours[codes]].sum())
+            return total, "all of this module's GPU kernels"
         matched = np.fromiter(self._ids.values(), np.int64, len(self._ids))
         for track in self.trace.tracks:
             total += int(track.dur_ns[np.isin(track.name_id, matched)].sum())
@@ -183,6 +204,14 @@ def occurrences(trace: Trace, module: str | None, instruction: str) -> tuple[np.
     Matched by event name. Where the profile has `XLA Modules` tracks, events must also lie
     inside a run of `module` on their device; elsewhere (CPU) the name alone decides."""
     wanted = np.array([name == instruction for name in trace.names], bool)
+    kernels = kernel_tracks(trace)
+    if kernels:
+        hits = [kernel_events(trace.tracks[k], module, instruction) for k in kernels]
+        tracks = np.concatenate([np.full(len(h), k, np.int32) for k, h in zip(kernels, hits)])
+        found = np.concatenate(hits)
+        starts = np.concatenate([trace.tracks[k].start_ns[h] for k, h in zip(kernels, hits)])
+        order = np.argsort(starts, kind="stable")
+        return tracks[order], found[order]
     tracks, found = trace.events_named(wanted)
     if module is None or not any(t.name == MODULES_TRACK for t in trace.tracks):
         return tracks, found
@@ -190,6 +219,39 @@ def occurrences(trace: Trace, module: str | None, instruction: str) -> tuple[np.
         [_enclosing_module(trace, trace.tracks[k], i) == module for k, i in zip(tracks.tolist(), found.tolist())], bool
     )
     return tracks[inside], found[inside]
+
+
+def events_of_name(trace: Trace, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """(track index, event index), in time order, of the events named `name` and of the GPU
+    kernels that ran an op of that name (a row of an op table, whatever its events are called)."""
+    wanted = np.array([known == name for known in trace.names], bool)
+    pairs = set(zip(*(a.tolist() for a in trace.events_named(wanted, by_time=False))))
+    pairs |= set(zip(*(a.tolist() for a in occurrences(trace, None, name))))
+    ordered = sorted(pairs, key=lambda pair: int(trace.tracks[pair[0]].start_ns[pair[1]]))
+    return np.array([k for k, _ in ordered], np.int32), np.array([i for _, i in ordered], np.intp)
+
+
+def kernel_tracks(trace: Trace) -> list[int]:
+    """A GPU's stream tracks whose kernels name their op in an `hlo_op` stat. The first call reads
+    that stat of every stream event; tracks keep it."""
+    return [k for k, track in enumerate(trace.tracks)
+            if track.count and track.group.startswith("/device:") and track.name.startswith("Stream")
+            and bool((track.stat_codes(HLO_OP)[0] >= 0).any())]
+
+
+def kernel_events(track: Track, module: str | None, instruction: str) -> np.ndarray:
+    """Events (ascending) of a kernel track that ran `instruction`, of `module` where the event
+    names its module."""
+    codes, ops = track.stat_codes(HLO_OP)
+    if instruction not in ops:
+        return np.zeros(0, np.intp)
+    hits = np.flatnonzero(codes == ops.index(instruction))
+    if module is not None:
+        module_codes, modules = track.stat_codes(HLO_MODULE)
+        named = np.array([m == module for m in modules] + [not modules], bool)  # no module stat: kept only
+        # where no kernel of the track names one
+        hits = hits[named[module_codes[hits]]]
+    return hits
 
 
 def op_names(ws: Workspace) -> frozenset[str]:
@@ -204,8 +266,23 @@ def op_names(ws: Workspace) -> frozenset[str]:
 
 
 def top_ops(ws: Workspace) -> list[NameStats]:
-    """XProf's HLO op stats: the whole trace's time per XLA op, largest total first."""
-    if ws.trace is None:
+    """XProf's HLO op stats: the whole trace's time per XLA op, largest total first: op events
+    by name, or on a GPU its kernels by the op in their `hlo_op` stat (an op's kernels add up)."""
+    trace = ws.trace
+    if trace is None:
         return []
-    ops = op_names(ws)
-    return [row for row in ws.trace.aggregate() if row.name in ops]
+    kernels = kernel_tracks(trace)
+    if not kernels:
+        ops = op_names(ws)
+        return [row for row in trace.aggregate() if row.name in ops]
+    names = list(dict.fromkeys(op for k in kernels for op in trace.tracks[k].stat_codes(HLO_OP)[1]))
+    index = {name: i for i, name in enumerate(names)}
+    ids, durs, selfs = [], [], []
+    for k in kernels:
+        track = trace.tracks[k]
+        codes, values = track.stat_codes(HLO_OP)
+        ran = codes >= 0
+        ids.append(np.array([index[v] for v in values], np.int64)[codes[ran]])
+        durs.append(track.dur_ns[ran])
+        selfs.append(track.self_ns[ran])
+    return name_stats(names, np.concatenate(ids), np.concatenate(durs), np.concatenate(selfs))

@@ -129,6 +129,7 @@ class Track:
         self._decoded: _Decoded | None = None
         self._lanes: LaneIndex | None = None
         self._self_ns: np.ndarray | None = None
+        self._stat_codes: dict[str, tuple[np.ndarray, list[str]]] = {}
         empty = (np.zeros(0, np.int64), np.zeros(0, np.int32))
         self.instant_ns, self.instant_name_id = instants or empty
 
@@ -197,6 +198,28 @@ class Track:
         if cols.args_of is None:
             return {}
         return cols.args_of(i if cols.source is None else int(cols.source[i]))
+
+    def stat_codes(self, key: str) -> tuple[np.ndarray, list[str]]:
+        """One stat of every event: (per event, in this track's order, the index of its value in
+        the list, -1 where it has none; the distinct values as text). Read from the source in one
+        pass the first time (GPU kernels' `hlo_op`, for op tables), then kept."""
+        found = self._stat_codes.get(key)
+        if found is None:
+            cols = self.decode()
+            n = len(cols.start)
+            column = getattr(cols.args_of, "column", None)
+            if cols.args_of is None:
+                raw: list = [None] * n
+            elif column is not None:
+                raw = column(key)
+                raw = raw if cols.source is None else [raw[i] for i in cols.source.tolist()]
+            else:
+                source = range(n) if cols.source is None else cols.source.tolist()
+                raw = [cols.args_of(i).get(key) for i in source]
+            values: dict[str, int] = {}
+            codes = np.fromiter((-1 if v is None else values.setdefault(str(v), len(values)) for v in raw), np.int32, n)
+            found = self._stat_codes[key] = (codes, list(values))
+        return found
 
     def lane_index(self) -> LaneIndex:
         """The events grouped by row (see trace_lanes.LaneIndex)."""
@@ -306,6 +329,25 @@ class NameStats(NamedTuple):
     mean_ns: float
     min_ns: int
     max_ns: int
+
+
+def name_stats(names: Sequence[str], ids: np.ndarray, durs: np.ndarray, selfs: np.ndarray) -> list[NameStats]:
+    """Per name (`ids` index `names`): count, total, self, mean, min and max duration, largest total first."""
+    size = len(names)
+    count = np.bincount(ids, minlength=size)
+    total = np.bincount(ids, weights=durs, minlength=size)
+    own = np.bincount(ids, weights=selfs, minlength=size)
+    order = np.argsort(ids, kind="stable")
+    present = np.flatnonzero(count)
+    firsts = np.searchsorted(ids[order], present)
+    mins = np.minimum.reduceat(durs[order], firsts)
+    maxs = np.maximum.reduceat(durs[order], firsts)
+    rows = [
+        NameStats(names[i], int(count[i]), int(total[i]), int(own[i]), total[i] / count[i], int(lo), int(hi))
+        for i, lo, hi in zip(present.tolist(), mins, maxs)
+    ]
+    rows.sort(key=lambda row: (-row.total_ns, row.name))
+    return rows
 
 
 class Trace:
@@ -477,22 +519,7 @@ class Trace:
             selfs.append(track.self_ns[pick])
         if not ids or not sum(len(a) for a in ids):
             return []
-        ids, durs, selfs = np.concatenate(ids), np.concatenate(durs), np.concatenate(selfs)
-        size = len(self.names)
-        count = np.bincount(ids, minlength=size)
-        total = np.bincount(ids, weights=durs, minlength=size)
-        own = np.bincount(ids, weights=selfs, minlength=size)
-        order = np.argsort(ids, kind="stable")
-        present = np.flatnonzero(count)
-        firsts = np.searchsorted(ids[order], present)
-        mins = np.minimum.reduceat(durs[order], firsts)
-        maxs = np.maximum.reduceat(durs[order], firsts)
-        rows = [
-            NameStats(self.names[i], int(count[i]), int(total[i]), int(own[i]), total[i] / count[i], int(lo), int(hi))
-            for i, lo, hi in zip(present.tolist(), mins, maxs)
-        ]
-        rows.sort(key=lambda row: (-row.total_ns, row.name))
-        return rows
+        return name_stats(self.names, np.concatenate(ids), np.concatenate(durs), np.concatenate(selfs))
 
     def nbytes(self) -> int:
         """Bytes of the decoded columns and indexes, the string table and args kept in memory."""

@@ -98,16 +98,26 @@ def _device(name: str, stats: dict) -> Device:
     )
 
 
-def _event_args(data, line, position: int) -> dict:
-    """Stats of the line's event at `position` (`data`, the ProfileData, keeps `line` valid)."""
-    event = next(islice(line.events, position, None))
-    args = {}
-    if op_display_name(event.name) != event.name:
-        args["long_name"] = event.name
-    for name, value in event.stats:
-        if name is not None and not name.startswith("_") and name not in args:
-            args[name] = value
-    return args
+class _LineStats:
+    """A line's event stats, read from ProfileData when asked (`data` keeps `line` valid): all of
+    one event's (a selection), or one stat of every event (`column`, for op tables)."""
+
+    def __init__(self, data, line):
+        self._data, self._line = data, line
+
+    def __call__(self, position: int) -> dict:
+        event = next(islice(self._line.events, position, None))
+        args = {}
+        if op_display_name(event.name) != event.name:
+            args["long_name"] = event.name
+        for name, value in event.stats:
+            if name is not None and not name.startswith("_") and name not in args:
+                args[name] = value
+        return args
+
+    def column(self, key: str) -> list:
+        """Each event's `key` stat, or None, in the line's order."""
+        return [next((value for name, value in event.stats if name == key), None) for event in self._line.events]
 
 
 class _MemoryCounters:
@@ -148,7 +158,7 @@ def _decode_line(data, line, group: str, shift: int, table: NameTable, memory: _
     name_id = table.ids(names)
     _note_steps(line, name_id, known, table)
     memory.collect(group, line, table, name_id, start)
-    return start, dur, name_id, partial(_event_args, data, line)
+    return start, dur, name_id, _LineStats(data, line)
 
 
 def _note_steps(line, name_id: np.ndarray, known: int, table: NameTable) -> None:

@@ -19,7 +19,7 @@ from textual.widgets import Input
 
 from tui.model.errors import InputError
 from tui.model.cost import op_cost
-from tui.model.links import instruction_for_event, occurrences, op_names, top_ops
+from tui.model.links import events_of_name, instruction_for_event, occurrences, op_names, top_ops
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats, Trace, TraceLanes
@@ -344,8 +344,7 @@ class TimelineScreen(WorkspaceScreen):
 
     def on_trace_panel_name_chosen(self, message: TracePanel.NameChosen) -> None:
         """A name in a table: its events become the matches, starting at the first."""
-        wanted = np.array([name == message.name for name in self.trace.names], bool)
-        self.view.set_matches(*self.trace.events_named(wanted))
+        self.view.set_matches(*events_of_name(self.trace, message.name))
         self._searched = None
         self.view.focus()
         self.view.action_match(1)
