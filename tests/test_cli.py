@@ -39,8 +39,26 @@ def test_summary_json_of_a_dump_with_its_profile():
     assert f"cumulative: {main['peak_memory_bytes']} bytes" in live_range
     assert main["peak_memory_source"] == "XLA live-range file"
     assert summary["trace"]["events"] > 100 and summary["trace"]["tracks"] >= 1 and summary["trace"]["span_us"] > 0
+    # The CPU profile's op events are the module's instructions; their time is split among them
+    from tui.model.workspace import read_hlo
+
+    module = read_hlo(Path(main["file"]))
+    ops = summary["trace"]["top_ops"]
+    assert ops and all(module.instruction(op["name"]) is not None for op in ops)
+    assert [op["total_us"] for op in ops] == sorted((op["total_us"] for op in ops), reverse=True)
+    assert 0 < sum(op["share"] for op in ops) <= 1
     assert summary["warnings"] == [] or all(isinstance(w, str) for w in summary["warnings"])
     assert summary["errors"] == []
+
+
+def test_summary_into_a_closed_pipe_ends_quietly():
+    """`xla-tui --summary … | head`: the reader leaves early; no traceback, status 0."""
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    proc = subprocess.Popen([sys.executable, "-m", "tui", "--summary", str(FIXTURES / "transformer")], cwd=REPO, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before anything is written
+    stderr = proc.communicate(timeout=300)[1].decode()
+    assert proc.returncode == 0 and "Traceback" not in stderr and "Broken pipe" not in stderr, stderr
 
 
 def test_summary_text_of_single_files(tmp_path):
@@ -67,10 +85,28 @@ def test_summary_of_real_inputs(corpus):
     summary = json.loads(result.stdout)
     assert summary["main_module"] == "module_3879.SyncTensorsGraph.2199"
     assert all(m["peak_memory_bytes"] for m in summary["modules"])
-    result = run("--summary", "--json", str(corpus / "traces/xprof_tpu_v6e_inference_4chip.xplane.pb"))
+    path = corpus / "traces/xprof_tpu_v6e_inference_4chip.xplane.pb"
+    result = run("--summary", "--json", str(path))
     assert result.returncode == 0, result.stderr
     trace = json.loads(result.stdout)["trace"]
     assert trace["events"] > 1000 and trace["tracks"] > 4
+    # Devices, peaks and the top ops (XProf's HLO op stats: time on the XLA Ops lines) against
+    # ProfileData read directly; TPU op events are named by the whole instruction text.
+    from collections import Counter
+
+    from jaxlib import _profile_data
+
+    planes = [p for p in _profile_data.ProfileData.from_file(str(path)).planes if p.name.startswith("/device:TPU")]
+    assert [d["name"] for d in trace["devices"]] == sorted(p.name for p in planes)
+    assert {d["peak_tflops"] for d in trace["devices"]} == {dict(p.stats)["peak_teraflops_per_second"] for p in planes}
+    total = Counter()
+    for plane in planes:
+        for line in (line for line in plane.lines if line.name == "XLA Ops"):
+            for event in line.events:
+                total[event.name.split(" = ")[0].lstrip("%")] += round(event.duration_ns)
+    assert [op["name"] for op in trace["top_ops"]] == [name for name, _ in total.most_common(len(trace["top_ops"]))]
+    assert all(abs(op["total_us"] * 1000 - total[op["name"]]) < 1 for op in trace["top_ops"])
+    assert abs(trace["top_ops"][0]["share"] - total.most_common(1)[0][1] / sum(total.values())) < 1e-9
 
 
 def _one_line_error(result: subprocess.CompletedProcess, *needles: str) -> None:

@@ -267,14 +267,16 @@ def op_names(ws: Workspace) -> frozenset[str]:
 
 def top_ops(ws: Workspace) -> list[NameStats]:
     """XProf's HLO op stats: the whole trace's time per XLA op, largest total first: op events
-    by name, or on a GPU its kernels by the op in their `hlo_op` stat (an op's kernels add up)."""
+    by name (on `XLA Ops` tracks where the profile has them), or on a GPU its kernels by the op
+    in their `hlo_op` stat (an op's kernels add up)."""
     trace = ws.trace
     if trace is None:
         return []
     kernels = kernel_tracks(trace)
     if not kernels:
         ops = op_names(ws)
-        return [row for row in trace.aggregate() if row.name in ops]
+        lines = [t for t in trace.tracks if t.name == OPS_TRACK]  # TPU: not the async ops' spans beside them
+        return [row for row in trace.aggregate(tracks=lines or None) if row.name in ops]
     names = list(dict.fromkeys(op for k in kernels for op in trace.tracks[k].stat_codes(HLO_OP)[1]))
     index = {name: i for i, name in enumerate(names)}
     ids, durs, selfs = [], [], []

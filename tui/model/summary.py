@@ -11,6 +11,7 @@ from tui.model.timescale import format_ns
 from tui.model.workspace import Workspace
 
 
+TOP_OPS = 10  # ops listed in a summary
 CAPTURE_KEYS = ("kind", "script", "args", "exit_status", "seconds", "capture_seconds", "error", "profile_note", "started")
 
 
@@ -34,11 +35,7 @@ def summarize(ws: Workspace) -> dict:
         if peak is not None:
             row["peak_memory_bytes"], row["peak_memory_source"] = peak.bytes, peak.source
         modules.append(row)
-    trace = None
-    if ws.trace is not None:
-        t0, t1 = ws.trace.span
-        trace = {"events": ws.trace.event_count, "tracks": len(ws.trace.tracks), "span_us": (t1 - t0) / 1000.0,
-                 "lost_data": list(ws.trace.warnings)}
+    trace = _trace_facts(ws) if ws.trace is not None else None
     out = {
         "main_module": ws.main.label if ws.main else None,
         "modules": modules,
@@ -49,6 +46,31 @@ def summarize(ws: Workspace) -> dict:
     if ws.capture is not None:
         out["capture"] = {key: ws.capture.get(key) for key in CAPTURE_KEYS} | {"files": len(ws.capture.get("files", []))}
     return out
+
+
+def _trace_facts(ws: Workspace) -> dict:
+    """The profile at a glance, as XProf's overview gives it: size, lost data, devices and their
+    peaks, steps, the top XLA ops and the allocators' highest memory (decodes every track)."""
+    from tui.model.links import top_ops
+    from tui.model.memory import memory_counters
+
+    trace = ws.trace
+    t0, t1 = trace.span
+    trace.decode_all()
+    facts = {"events": trace.event_count, "tracks": len(trace.tracks), "span_us": (t1 - t0) / 1000.0,
+             "lost_data": list(trace.warnings)}
+    facts["devices"] = [{"name": d.name, "type": d.device_type, "peak_tflops": d.peak_teraflops_per_second,
+                         "peak_hbm_gbps": d.peak_hbm_bw_gigabytes_per_second} for d in trace.devices.values()]
+    durations = [end - start for start, end, _ in trace.steps]
+    facts["steps"] = {"count": len(durations), "mean_us": sum(durations) / len(durations) / 1000.0,
+                      "min_us": min(durations) / 1000.0, "max_us": max(durations) / 1000.0} if durations else None
+    ops = top_ops(ws)
+    total = sum(row.total_ns for row in ops)
+    facts["top_ops"] = [{"name": row.name, "count": row.count, "total_us": row.total_ns / 1000.0,
+                         "share": row.total_ns / total} for row in ops[:TOP_OPS]]
+    facts["memory_counters"] = [{"name": c.name, "max_bytes": int(c.value.max())}
+                                for c in memory_counters(trace) if len(c.value) and c.value.max() > 0]
+    return facts
 
 
 def format_summary(summary: dict) -> str:
@@ -81,8 +103,34 @@ def format_summary(summary: dict) -> str:
     else:
         lost = f"; the profiler lost data ({len(trace['lost_data'])} warnings below)" if trace.get("lost_data") else ""
         lines.append(f"trace: {trace['events']} events on {trace['tracks']} tracks over {format_ns(trace['span_us'] * 1000, 4)}{lost}")
+        lines += _trace_lines(trace)
     for w in summary["warnings"]:
         lines.append(f"warning: {w}")
     for e in summary["errors"]:
         lines.append(f"error: {e}")
     return "\n".join(lines)
+
+
+def _trace_lines(trace: dict) -> list[str]:
+    lines = []
+    kinds: dict[str, list[str]] = {}  # devices alike (type and peaks) share a line
+    for device in trace["devices"]:
+        peaks = [f"{device['peak_tflops']:g} TFLOP/s" if device["peak_tflops"] else "",
+                 f"{device['peak_hbm_gbps']:.0f} GB/s" if device["peak_hbm_gbps"] else ""]
+        kinds.setdefault(" ".join([device["type"] or "type unknown", *(p for p in peaks if p)]), []).append(device["name"])
+    for kind, names in kinds.items():
+        which = names[0] if len(names) == 1 else f"{len(names)} devices ({names[0]} … {names[-1]})"
+        lines.append(f"  {which}: {kind}")
+    steps = trace["steps"]
+    if steps:
+        lines.append(f"  steps: {steps['count']}, mean {format_ns(steps['mean_us'] * 1000, 4)} "
+                     f"(min {format_ns(steps['min_us'] * 1000, 4)}, max {format_ns(steps['max_us'] * 1000, 4)})")
+    if trace["top_ops"]:
+        lines.append(f"  top XLA ops (of the ops' time):")
+        width = max(len(op["name"]) for op in trace["top_ops"])
+        for op in trace["top_ops"]:
+            lines.append(f"    {op['share']:6.1%}  {op['name'].ljust(width)}  {op['count']:>7,} runs  "
+                         f"{format_ns(op['total_us'] * 1000, 4)}")
+    for counter in trace["memory_counters"]:
+        lines.append(f"  memory: {counter['name']} up to {human_bytes(counter['max_bytes'])}")
+    return lines
