@@ -132,3 +132,30 @@ def test_every_corpus_attribute_decodes(corpus):
                 seen.add(row.key)
             explain.shape_rows(ins.shape, platform)
     assert {"replica_groups", "sharding", "window", "slice", "backend_config", "dimensions"} <= seen
+
+
+def test_large_replica_groups_shorten_runs_that_read_back_exactly():
+    """A 512-device group is not 512 numbers on the page: runs in equal steps are shortened to
+    `first,second,…,last`, which reads back to the same devices."""
+    from tui.model.explain import groups_words
+    from tui.model.sharding import parse_replica_groups
+
+    def read_back(text: str) -> list[list[int]]:
+        groups = []
+        for body in text.split(": ", 1)[1].split(" ... (")[0].split("} {"):
+            members, parts = [], body.strip("{}").split(",")
+            for k, part in enumerate(parts):
+                if part == "…":
+                    first, second, last = int(parts[k - 2]), int(parts[k - 1]), int(parts[k + 1])
+                    members += list(range(second + (second - first), last, second - first))
+                else:
+                    members.append(int(part))
+            groups.append(members)
+        return groups
+
+    for raw in ("[1,512]<=[512]", "[8,64]<=[64,8]T(1,0)", "[4,128]<=[512]", "[64,8]<=[8,64]T(1,0)"):
+        groups = parse_replica_groups(raw)
+        words = groups_words(groups)
+        assert read_back(words) == groups[:16], raw
+    assert groups_words(parse_replica_groups("[1,512]<=[512]")) == "1 group of size 512: {0,1,…,511}"
+    assert groups_words(parse_replica_groups("[2,4]<=[8]")) == "2 groups of size 4: {0,1,2,3} {4,5,6,7}"  # small: all

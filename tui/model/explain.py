@@ -255,12 +255,33 @@ def dimensions_words(ins: HloInstruction, dims: list[int]) -> str:
     return ""
 
 
+def _members(group: list[int], longest: int = 16) -> str:
+    """A group's devices, each written out; in a group of more than `longest`, a run of five or
+    more in equal steps is shortened to its first two and last (`0,8,…,504`)."""
+    if len(group) <= longest:
+        return ",".join(map(str, group))
+    parts, i = [], 0
+    while i < len(group):
+        j = i + 1
+        if j < len(group):
+            step = group[j] - group[i]
+            while j + 1 < len(group) and group[j + 1] - group[j] == step:
+                j += 1
+        if j - i >= 4:
+            parts.append(f"{group[i]},{group[i + 1]},…,{group[j]}")
+            i = j + 1
+        else:
+            parts.append(str(group[i]))
+            i += 1
+    return ",".join(parts)
+
+
 def groups_words(groups: list[list[int]]) -> str:
     if not groups:
         return "one group of all devices"
     sizes = {len(g) for g in groups}
     size = f"size {sizes.pop()}" if len(sizes) == 1 else "sizes " + ", ".join(str(len(g)) for g in groups)
-    shown = " ".join("{" + ",".join(map(str, g)) + "}" for g in groups[:16])
+    shown = " ".join("{" + _members(g) + "}" for g in groups[:16])
     more = f" ... ({len(groups) - 16} more)" if len(groups) > 16 else ""
     return f"{len(groups)} group{'s' if len(groups) != 1 else ''} of {size}: {shown}{more}"
 
