@@ -159,3 +159,25 @@ def test_large_replica_groups_shorten_runs_that_read_back_exactly():
         assert read_back(words) == groups[:16], raw
     assert groups_words(parse_replica_groups("[1,512]<=[512]")) == "1 group of size 512: {0,1,…,511}"
     assert groups_words(parse_replica_groups("[2,4]<=[8]")) == "2 groups of size 4: {0,1,2,3} {4,5,6,7}"  # small: all
+
+
+def test_device_grids_of_many_devices_stay_readable():
+    """Shardings over 512 devices (as in the corpus's llama 405B module): devices in order say so
+    in one line; any other order is drawn with size-1 axes dropped and wide rows folded under
+    their row number, and every device still appears where the grid has it."""
+    from tui.model.explain import _grid_text
+    from tui.model.sharding import parse_sharding
+
+    assert _grid_text(parse_sharding("{devices=[512,1,1]<=[512]}").device_grid()) == [
+        "devices 0,1,…,511 in order, the last axis fastest"]
+    assert _grid_text(parse_sharding("{devices=[2,4]<=[8]}").device_grid()) == ["0 1 2 3", "4 5 6 7"]
+    grid = parse_sharding("{devices=[2,1,64]<=[64,2]T(1,0)}").device_grid()
+    lines = _grid_text(grid)
+    assert lines[0].startswith("[0] ") and any(line.startswith("[1] ") for line in lines)
+    rows, current = [], None
+    for line in lines:
+        if line.startswith("["):
+            current = []
+            rows.append(current)
+        current += [int(v) for v in line.split("]")[-1].split()]
+    assert rows == grid.reshape(2, 64).tolist()

@@ -306,16 +306,27 @@ def sharding_words(ins: HloInstruction, raw: str, partitioned: bool) -> str:
     return "\n".join(lines)
 
 
-def _grid_text(grid) -> list[str]:
-    """A device grid as rows (the last axis across), higher axes flattened into more rows."""
-    if grid.ndim == 1:
-        grid = grid.reshape(1, -1)
-    rows = grid.reshape(-1, grid.shape[-1])
-    width = max(len(str(int(v))) for v in rows.flat)
-    shown = [" ".join(str(int(v)).rjust(width) for v in row) for row in rows[:32]]
-    if len(rows) > 32:
-        shown.append(f"... {len(rows) - 32} more rows")
-    return shown
+def _grid_text(grid, most: int = 32, across: int = 24) -> list[str]:
+    """A device grid as rows: the last axis of size above 1 across (folded after `across`
+    devices, each row then led by its number), the axes before it flattened down; at most
+    `most` lines. A large grid that lists the devices in order says so in one line."""
+    kept = [n for n in grid.shape if n > 1] or [1]
+    devices = [int(v) for v in grid.flat]
+    if len(devices) > 64 and devices == list(range(len(devices))):
+        return [f"devices {_members(devices)} in order, the last axis fastest"]
+    rows = [devices[k : k + kept[-1]] for k in range(0, len(devices), kept[-1])]
+    width = max(len(str(v)) for v in devices)
+    folded = kept[-1] > across
+    label = len(str(len(rows) - 1)) + 3 if len(rows) > 1 else 0  # "[12] "
+    lines = []
+    for r, row in enumerate(rows):
+        cells = [str(v).rjust(width) for v in row]
+        for k in range(0, len(cells), across if folded else len(cells)):
+            lead = (f"[{r}]".ljust(label)[:label] if k == 0 else " " * label) if folded else ""
+            lines.append(lead + " ".join(cells[k : k + across] if folded else cells))
+    if len(lines) > most:
+        lines = lines[:most] + [f"... {len(lines) - most} more lines"]
+    return lines
 
 
 def source_excerpt_lines(path_text: str, line: int, roots: list[str], context: int = 3) -> tuple[str, int, list[str]] | None:
