@@ -207,6 +207,16 @@ def build_int4():
     return jax.jit(int4_dequant), (q, np.float32(0.5))
 
 
+def build_uneven():
+    mesh = Mesh(np.array(jax.devices()[:8]), ("x",))
+
+    def uneven_rows(a):
+        """12 rows constrained over 8 devices: XLA pads the last shards."""
+        return jax.lax.with_sharding_constraint(jnp.tanh(a), NamedSharding(mesh, P("x")))
+
+    return jax.jit(uneven_rows), (_normal(12, 4),)
+
+
 # name -> (builder, devices it needs); slowest first, so that parallel children finish together.
 PROGRAMS = {
     "transformer": (build_transformer, 1),
@@ -224,6 +234,7 @@ PROGRAMS = {
     "fp8": (build_fp8, 1),
     "bf16": (build_bf16, 1),
     "int4": (build_int4, 1),
+    "uneven": (build_uneven, 8),
 }
 
 MEMORY_FIELDS = (

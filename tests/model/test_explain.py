@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import FIXTURES, REPO
+from conftest import FIXTURES, REPO, main_hlo
 
 from tui.model import explain
 from tui.model.hlo import parse_hlo
@@ -181,3 +181,17 @@ def test_device_grids_of_many_devices_stay_readable():
             rows.append(current)
         current += [int(v) for v in line.split("]")[-1].split()]
     assert rows == grid.reshape(2, 64).tolist()
+
+
+def test_uneven_shards_are_called_out(programs):
+    """XLA pads the last shards of a dim that does not split evenly (12 rows over 8 devices,
+    tests/programs.py's `uneven`): the details say how much is padding."""
+    from tui.model.explain import sharding_words
+    from tui.model.workspace import read_hlo
+
+    module = read_hlo(main_hlo(programs["uneven"], "before"))
+    constraint = next(ins for ins in module.entry.instructions if "sharding" in ins.attrs and ins.opcode == "custom-call")
+    words = sharding_words(constraint, constraint.attrs["sharding"], False)
+    assert "each device holds f32[2,4] of f32[12,4]" in words  # ceil(12 / 8) rows per device
+    assert ("dim 0 (12) does not split evenly into 8: shards of 2 cover 16, 4 of it padding; "
+            "2 of the 8 shards are only padding") in words

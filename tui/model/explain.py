@@ -303,6 +303,12 @@ def sharding_words(ins: HloInstruction, raw: str, partitioned: bool) -> str:
                 shard = sharding.shard_shape(dims)
                 lines.append(f"each device holds {ins.shape.dtype}[{','.join(map(str, shard))}] "
                              f"of {ins.shape.dims_text()}")
+                for axis, (size, tiles, part) in enumerate(zip(dims, sharding.data_tile_dims, shard)):
+                    if part * tiles != size:  # XLA pads the last shards
+                        empty = tiles - -(-size // part) if part else tiles
+                        lines.append(f"dim {axis} ({size}) does not split evenly into {tiles}: shards of {part} cover "
+                                     f"{part * tiles}, {part * tiles - size} of it padding"
+                                     + (f"; {empty} of the {tiles} shards are only padding" if empty else ""))
     return "\n".join(lines)
 
 
