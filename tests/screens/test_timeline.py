@@ -458,5 +458,13 @@ async def test_instants_beside_events_and_sharing_a_cell(tmp_path):
         cells = "".join(segment.text for segment in view._lines[row])
         assert cells.count("▼") == 1 and "mark A" in cells and "mark B" not in cells
         assert "    instants" in cells[: view.label_width]
+    # A trace of one instant and nothing else (no complete events, a span of zero): a row, no crash.
+    path.write_text(json.dumps({"traceEvents": events[:1] + events[-1:]}))
+    app = XlaTuiApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        assert [row.kind for row in view.rows] == ["group", "instants"]
+        await pilot.press("down", "down", "right", "w", "s", "up")
+        assert "▼alone" in screen_text(app)
 
 

@@ -238,7 +238,8 @@ class MemoryScreen(WorkspaceScreen):
         others = len(counters) - len(shown)
         self._head(Text.assemble(
             ("Memory over time (profile): ", "bold"),
-            (f"{len(shown)} allocator counters" + (f" ({others} more all zero or not shown)" if others else "")
+            (f"{len(shown)} allocator counter{'s' if len(shown) > 1 else ''}"
+             + (f" ({others} more all zero or not shown)" if others else "")
              + f"; each point is the most a counter held in its {format_ns(int(grid[1] - grid[0]))}", "dim"),
             ("\nHighest: ", "bold"), (f"{highest.name} {human_bytes(int(highest.value.max()))}", f"bold {XLA_PEAK_COLOR}"),
             f" at {format_ns(int(highest.time_ns[at]) - t0)}",

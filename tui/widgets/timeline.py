@@ -187,7 +187,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
                 continue
             for k, track in enumerate(trace.tracks):
                 if track.group == group:  # a track of instants only has no event rows
-                    rows += [Row("track", group, k, lane) for lane in range(track.lanes if track.decoded else 1)]
+                    rows += [Row("track", group, k, lane) for lane in range(track.lanes if track.decoded else min(track.count, 1))]
                     if len(track.instant_ns):
                         rows.append(Row("instants", group, k))
             rows += [Row("counter", group, k) for k, c in enumerate(counters) if c.group == group]
