@@ -201,9 +201,9 @@ def instruction_for_event(ws: Workspace, track: Track, i: int) -> tuple[str, str
 def occurrences(trace: Trace, module: str | None, instruction: str) -> tuple[np.ndarray, np.ndarray]:
     """(track index, event index) of each event that ran `instruction`, in time order.
 
-    Matched by event name. Where the profile has `XLA Modules` tracks, events must also lie
-    inside a run of `module` on their device; elsewhere (CPU) the name alone decides."""
-    wanted = np.array([name == instruction for name in trace.names], bool)
+    On a GPU, its kernels by their `hlo_op` / `hlo_module` stats. Otherwise matched by event
+    name: where the profile has `XLA Modules` tracks, events must also lie inside a run of
+    `module` on their device; elsewhere (CPU) the name alone decides."""
     kernels = kernel_tracks(trace)
     if kernels:
         hits = [kernel_events(trace.tracks[k], module, instruction) for k in kernels]
@@ -212,7 +212,7 @@ def occurrences(trace: Trace, module: str | None, instruction: str) -> tuple[np.
         starts = np.concatenate([trace.tracks[k].start_ns[h] for k, h in zip(kernels, hits)])
         order = np.argsort(starts, kind="stable")
         return tracks[order], found[order]
-    tracks, found = trace.events_named(wanted)
+    tracks, found = trace.events_named(np.array([name == instruction for name in trace.names], bool))
     if module is None or not any(t.name == MODULES_TRACK for t in trace.tracks):
         return tracks, found
     inside = np.array(
@@ -248,8 +248,8 @@ def kernel_events(track: Track, module: str | None, instruction: str) -> np.ndar
     hits = np.flatnonzero(codes == ops.index(instruction))
     if module is not None:
         module_codes, modules = track.stat_codes(HLO_MODULE)
-        named = np.array([m == module for m in modules] + [not modules], bool)  # no module stat: kept only
-        # where no kernel of the track names one
+        # code -1 (no module stat) is kept only on a track where no kernel names its module
+        named = np.array([m == module for m in modules] + [not modules], bool)
         hits = hits[named[module_codes[hits]]]
     return hits
 

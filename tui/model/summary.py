@@ -67,7 +67,7 @@ def _trace_facts(ws: Workspace) -> dict:
     ops = top_ops(ws)
     total = sum(row.total_ns for row in ops)
     facts["top_ops"] = [{"name": row.name, "count": row.count, "total_us": row.total_ns / 1000.0,
-                         "share": row.total_ns / total} for row in ops[:TOP_OPS]]
+                         "share": row.total_ns / total if total else 0.0} for row in ops[:TOP_OPS]]
     facts["memory_counters"] = [{"name": c.name, "max_bytes": int(c.value.max())}
                                 for c in memory_counters(trace) if len(c.value) and c.value.max() > 0]
     return facts
@@ -126,7 +126,7 @@ def _trace_lines(trace: dict) -> list[str]:
         lines.append(f"  steps: {steps['count']}, mean {format_ns(steps['mean_us'] * 1000, 4)} "
                      f"(min {format_ns(steps['min_us'] * 1000, 4)}, max {format_ns(steps['max_us'] * 1000, 4)})")
     if trace["top_ops"]:
-        lines.append(f"  top XLA ops (of the ops' time):")
+        lines.append("  top XLA ops (of the ops' time):")
         width = max(len(op["name"]) for op in trace["top_ops"])
         for op in trace["top_ops"]:
             lines.append(f"    {op['share']:6.1%}  {op['name'].ljust(width)}  {op['count']:>7,} runs  "

@@ -19,7 +19,7 @@ from textual.widgets import Input
 
 from tui.model.errors import InputError
 from tui.model.cost import op_cost
-from tui.model.links import events_of_name, instruction_for_event, occurrences, op_names, top_ops
+from tui.model.links import events_of_name, instruction_for_event, kernel_tracks, occurrences, op_names, top_ops
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats, Trace, TraceLanes
@@ -82,7 +82,9 @@ class TimelineScreen(WorkspaceScreen):
     @work(thread=True, exclusive=True, group="timeline-decode")
     def _decode(self, trace: Trace) -> None:
         trace.decode_all(lambda done, total: self.app.call_from_thread(self._decoding, done, total))
-        self.app.call_from_thread(self._decoded, trace.lanes())
+        lanes = trace.lanes()
+        kernel_tracks(trace)  # a GPU's kernels' op stats, read here rather than on the first op lookup
+        self.app.call_from_thread(self._decoded, lanes)
 
     def _decoding(self, done: int, total: int) -> None:
         self.view.refresh_rows()
