@@ -468,3 +468,21 @@ async def test_instants_beside_events_and_sharing_a_cell(tmp_path):
         assert "▼alone" in screen_text(app)
 
 
+
+
+async def test_gpu_kernels_take_the_colour_of_the_op_they_ran(corpus):
+    """A ROCm profile: `Cijk_…` kernels ran `custom-call.1` (a GEMM library call), `….kd`
+    kernels ran fusions; each kernel is drawn in its op's category colour, not a host colour."""
+    from tui.model.links import kernel_op_names
+    from tui.widgets.timeline_paint import name_colour
+
+    app = XlaTuiApp(corpus / "traces" / "tracelens_jax08_rocm_attention.xplane.pb")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        kernels = kernel_op_names(trace)
+        assert {op for kernel, op in kernels.items() if kernel.startswith("Cijk_")} == {"custom-call.1"}
+        colours = view._name_colours()
+        for kernel, op in kernels.items():
+            assert colours[trace.names.index(kernel)] == name_colour(op, view.op_names)
+        assert any(name_colour(kernel, view.op_names) != name_colour(op, view.op_names) for kernel, op in kernels.items())

@@ -239,6 +239,19 @@ def kernel_tracks(trace: Trace) -> list[int]:
             and bool((track.stat_codes(HLO_OP)[0] >= 0).any())]
 
 
+def kernel_op_names(trace: Trace) -> dict[str, str]:
+    """GPU kernel name -> the op its first run names in `hlo_op` (to colour kernels by their op)."""
+    found: dict[str, str] = {}
+    for k in kernel_tracks(trace):
+        track = trace.tracks[k]
+        codes, ops = track.stat_codes(HLO_OP)
+        ran = np.flatnonzero(codes >= 0)
+        name_ids, first = np.unique(track.name_id[ran], return_index=True)
+        for name_id, i in zip(name_ids.tolist(), first.tolist()):
+            found.setdefault(trace.names[name_id], ops[codes[ran[i]]])
+    return found
+
+
 def kernel_events(track: Track, module: str | None, instruction: str) -> np.ndarray:
     """Events (ascending) of a kernel track that ran `instruction`, of `module` where the event
     names its module."""

@@ -19,7 +19,8 @@ from textual.widgets import Input
 
 from tui.model.errors import InputError
 from tui.model.cost import op_cost
-from tui.model.links import events_of_name, instruction_for_event, kernel_tracks, occurrences, op_names, top_ops
+from tui.model.links import (events_of_name, instruction_for_event, kernel_op_names, kernel_tracks, occurrences,
+                             op_names, top_ops)
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats, Trace, TraceLanes
@@ -93,7 +94,7 @@ class TimelineScreen(WorkspaceScreen):
     def _decoded(self, lanes: TraceLanes) -> None:
         self.app.keep_loaded()
         self.view.refresh_rows(lanes)
-        self.view.set_op_names(op_names(self.workspace))
+        self.view.set_op_names(op_names(self.workspace), kernel_op_names(self.trace))
         self._show_trace_facts()
         self.panel.show_info(self._trace_line())
         pending, self._pending = self._pending, None

@@ -125,6 +125,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         self.matches: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int32), np.zeros(0, np.intp))
         self._match_starts = np.zeros(0, np.int64)
         self.op_names: frozenset[str] = frozenset()
+        self.kernel_ops: dict[str, str] = {}
         self._colour = np.zeros(0, np.int32)
         self._steps: tuple[LaneIndex, list[str]] | None = None
         self.lanes: TraceLanes | None = None  # every track's rows merged, once all are decoded
@@ -152,9 +153,11 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
             self.cursor_ns = (self.window.t0 + self.window.t1) / 2
         self.refresh_rows()
 
-    def set_op_names(self, names: frozenset[str]) -> None:
-        """Names to colour as XLA ops (by category) rather than as host activity."""
+    def set_op_names(self, names: frozenset[str], kernel_ops: dict[str, str] | None = None) -> None:
+        """Names to colour as XLA ops (by category) rather than as host activity; GPU kernels
+        (`kernel_ops`: kernel name -> the op it ran) in their op's colour."""
         self.op_names, self._colour = names, np.zeros(0, np.int32)
+        self.kernel_ops = kernel_ops or {}
         self._redraw()
 
     def refresh_rows(self, lanes: TraceLanes | None = None) -> None:
@@ -625,7 +628,8 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         names = self.trace.names
         have = len(self._colour)
         if have < len(names):
-            more = [name_colour(name, self.op_names) for name in names[have : len(names)]]
+            ops = self.kernel_ops
+            more = [name_colour(ops.get(name, name), self.op_names) for name in names[have : len(names)]]
             self._colour = np.concatenate([self._colour, np.array(more, np.int32)])
         return self._colour
 
