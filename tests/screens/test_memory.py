@@ -232,6 +232,10 @@ async def test_a_profile_alone_fills_the_screen_with_its_memory_counters(corpus)
         before = screen.sort
         await pilot.press("s")  # sorting buffers means nothing here: the key is off
         assert screen.sort == before
+        await pilot.press("question_mark")  # and the help lists the keys that work here
+        await pilot.pause()
+        help_text = screen_text(app)
+        assert "Highest point" in help_text and "XLA's peak" not in help_text and "Sort" not in help_text
 
 
 async def test_a_profile_alone_without_memory_counters_says_so():

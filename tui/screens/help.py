@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.table import Table
+from textual.actions import parse
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -37,6 +38,9 @@ class HelpScreen(ModalScreen):
         for node in [self.under, *self.under.query("*")]:
             for binding in getattr(node, "BINDINGS", []):
                 if isinstance(binding, Binding) and binding.description and binding.key not in seen:
+                    _, action, parameters = parse(binding.action)
+                    if node.check_action(action, parameters) is False:
+                        continue  # off on this screen now (a memory screen without a program has no buffer keys)
                     seen.add(binding.key)
                     table.add_row(_keys(binding.key), binding.description)
         table.add_row("", "")
