@@ -70,6 +70,7 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
         self._rows: dict[int, tuple[Callable[[object], Text], object]] = {}  # link rows not drawn yet
         self._links: list[tuple[int, object]] = []  # (line, target), in line order
         self._width = 0
+        self._styles: dict = {}  # a segment's style -> the style it is drawn in (see _line)
         self.link_at: int | None = None  # index into _links
 
     def show(self, sections: list[Section]) -> None:
@@ -111,9 +112,23 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
         two more Strips a line)."""
         return max(1, self._width - 2)
 
+    def notify_style_update(self) -> None:
+        self._styles = {}
+        super().notify_style_update()
+
     def _line(self, segments) -> list[Segment]:
-        base = self.base_style
-        return [Segment(" ", base), *Segment.apply_style(segments, base)]
+        """A laid-out line on the page's background, in the styles the screen draws (see drawn_style)."""
+        base, drawn, styles = self.base_style, self.drawn_style, self._styles
+        margin = styles.get(None)
+        if margin is None:
+            margin = styles[None] = drawn(base)
+        out = [Segment(" ", margin)]
+        for text, style, control in segments:
+            final = styles.get(style)
+            if final is None:
+                final = styles[style] = drawn(base + style if style is not None else base)
+            out.append(Segment(text, final, control))
+        return out
 
     def _drawn(self, line: int) -> list[Segment]:
         found = self._lines[line]

@@ -10,6 +10,7 @@ again only those refreshed since, so a frame costs what changed on it.
 
 from __future__ import annotations
 
+from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region, Size
 from textual.filter import ANSIToTruecolor, LineFilter
@@ -41,6 +42,7 @@ class LineCache:
     _view_size: Size | None = None
     _view_for: Size | None = None  # the outer size `_view_size` was read at
     _strip_cache: dict | None = None
+    _truecolor: tuple | bool | None = None  # (style memo, truecolor filter, background) for drawn_style; False: no filter
 
     @property
     def base_style(self) -> Style:
@@ -55,6 +57,24 @@ class LineCache:
         if self._view_for != self._size:
             self._view_for, self._view_size = self._size, self.size
         return self._view_size
+
+    def drawn_style(self, style: Style) -> Style:
+        """`style` as the app's truecolor filter draws it on this widget: lines built in these
+        styles pass the filter as they are (no second copy of each line every frame)."""
+        drawn = self._truecolor
+        if drawn is None:
+            drawn = self._truecolor = False
+            for line_filter in self.app.get_line_filters():
+                if type(line_filter) is ANSIToTruecolor:
+                    background = self.background_colors[1]
+                    drawn = self._truecolor = (_DRAWN.setdefault((line_filter, background), {}), line_filter, background.rich_color)
+        if drawn is False:
+            return style
+        styles, line_filter, background = drawn
+        to = styles.get(style)
+        if to is None:
+            to = styles[style] = line_filter.truecolor_style(style, background)
+        return to
 
     @property
     def strip_cache(self) -> dict:
@@ -87,7 +107,7 @@ class LineCache:
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def notify_style_update(self) -> None:
-        self._base_style = self._strip_cache = self._frame = self._direct = None
+        self._base_style = self._strip_cache = self._frame = self._direct = self._truecolor = None
         super().notify_style_update()
 
     def render_lines(self, crop: Region) -> list[Strip]:
@@ -122,7 +142,7 @@ class LineCache:
         return frame
 
 
-_UNCHANGED: dict = {}  # (filter, background) -> {style: whether the filter leaves it as it is}
+_DRAWN: dict = {}  # (filter, background) -> {style: the style the filter turns it into (itself if none)}
 
 
 def filtered(strip: Strip, line_filter: LineFilter, background) -> Strip:
@@ -130,19 +150,26 @@ def filtered(strip: Strip, line_filter: LineFilter, background) -> Strip:
 
     The app's ANSI-to-truecolor filter rebuilds each segment of each new line, every frame;
     lines drawn in truecolor without `dim` come out of it the same, and most lines here are.
+    The others are converted here, each style once per background (Textual's own pass looks
+    each segment's style up in a cache keyed by style and colour, and copies the strip twice).
     """
     if type(line_filter) is not ANSIToTruecolor:
         return strip.apply_filter(line_filter, background)
-    unchanged = _UNCHANGED.get((line_filter, background))
-    if unchanged is None:
-        unchanged = _UNCHANGED[line_filter, background] = {}
+    drawn = _DRAWN.get((line_filter, background))
+    if drawn is None:
+        drawn = _DRAWN[line_filter, background] = {}
+    changed = False
     for segment in strip:
         style = segment.style
         if style is None:
             continue
-        same = unchanged.get(style)
-        if same is None:
-            same = unchanged[style] = line_filter.truecolor_style(style, background.rich_color) is style
-        if not same:
-            return strip.apply_filter(line_filter, background)
-    return strip
+        to = drawn.get(style)
+        if to is None:
+            to = drawn[style] = line_filter.truecolor_style(style, background.rich_color)
+        if to is not style:
+            changed = True
+    if not changed:
+        return strip
+    make = tuple.__new__  # a Segment without its Python-level __new__
+    return Strip([make(Segment, (text, drawn[style] if style is not None else None, control))
+                  for text, style, control in strip], strip.cell_length)
