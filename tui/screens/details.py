@@ -29,7 +29,7 @@ from tui.model.roofline import Chip, chip_for, roofline
 from tui.model.shapes import human_bytes
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
-from tui.widgets.details_view import DetailsView, Links, link_row
+from tui.widgets.details_view import DetailsView, Links
 from tui.widgets.highlight import highlight, numbered
 from tui.widgets.page_lines import KeyValues
 from tui.widgets.palette import category_style
@@ -245,16 +245,17 @@ class DetailsScreen(WorkspaceScreen):
         return KeyValues(rows)
 
 
-def _link_row(other: HloInstruction, platform: str) -> Text:
+def _link_row(other: HloInstruction, platform: str) -> list[tuple[str, Style | None, int]]:
     shape = other.shape
-    return link_row([
-        (Text(other.name, style=category_style(instruction_category(other))), _LINK_COLUMNS[0][1]),
-        (other.opcode, _LINK_COLUMNS[1][1]),
-        (shape.dims_text() if shape.is_array else short_shape(other), _LINK_COLUMNS[2][1]),
-        (shape.layout.text if shape.layout is not None else "", _LINK_COLUMNS[3][1]),
-        (explain.memory_space_short(shape.memory_space, platform) if shape.is_array else "", _LINK_COLUMNS[4][1]),
-        (human_bytes(shape.byte_size), _LINK_COLUMNS[5][1]),
-    ])
+    cells = [
+        other.opcode,
+        shape.dims_text() if shape.is_array else short_shape(other),
+        shape.layout.text if shape.layout is not None else "",
+        explain.memory_space_short(shape.memory_space, platform) if shape.is_array else "",
+        human_bytes(shape.byte_size),
+    ]
+    return [(other.name, category_style(instruction_category(other)), _LINK_COLUMNS[0][1]),
+            *((text, None, width) for text, (_, width) in zip(cells, _LINK_COLUMNS[1:]))]
 
 
 @lru_cache(maxsize=256)

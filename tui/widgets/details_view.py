@@ -30,11 +30,14 @@ from tui.widgets.viewport import Viewport
 _CURSOR = Style(reverse=True)
 
 
+Cells = list[tuple[str, "Style | None", int]]  # (text, style, width) of each cell of a row
+
+
 class Links:
     """A section of rows that each name a target (one line per row, never wrapped). A row's
-    Text is made when the row is first drawn: an op can have thousands of users."""
+    cells are made when the row is first drawn: an op can have thousands of users."""
 
-    def __init__(self, header: Text, targets: list, row: Callable[[object], Text]):
+    def __init__(self, header: Text, targets: list, row: Callable[[object], Cells]):
         self.header = header
         self.targets = targets
         self.row = row
@@ -67,7 +70,7 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
         self._sections: list[Section] = []
         self._done = 0  # sections rendered so far
         self._lines: list[list[Segment] | None] = []  # each line but its right margin (the scroll thumb's column)
-        self._rows: dict[int, tuple[Callable[[object], Text], object]] = {}  # link rows not drawn yet
+        self._rows: dict[int, tuple[Callable[[object], Cells], object]] = {}  # link rows not drawn yet
         self._links: list[tuple[int, object]] = []  # (line, target), in line order
         self._width = 0
         self._styles: dict = {}  # a segment's style -> the style it is drawn in (see _line)
@@ -134,7 +137,7 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
         found = self._lines[line]
         if found is None:
             row, target = self._rows.pop(line)
-            found = self._lines[line] = self._line(page_lines.one_line(row(target), self._inner, self.app.console))
+            found = self._lines[line] = self._line(link_row(row(target), self._inner))
         return found
 
     def plain_text(self) -> str:
@@ -205,13 +208,19 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
     on_blur = on_focus
 
 
-def link_row(cells: list[tuple[str | Text, int]]) -> Text:
-    """One fixed-width row: each cell cut or padded to its width."""
-    row = Text()
-    for cell, width in cells:
-        text = cell if isinstance(cell, Text) else Text(cell)
-        if len(text) >= width:
-            text = text[: width - 2] + Text("… ")
-        row.append_text(text)
-        row.append(" " * (width - len(text)))
-    return row
+def link_row(cells: Cells, width: int) -> list[Segment]:
+    """One row of `width` cells: each cell cut (`…`) or padded to its own width, in its style."""
+    parts = []
+    for text, style, cell in cells:
+        text, rest = (text[: cell - 2], "… ") if len(text) >= cell else (text, " " * (cell - len(text)))
+        parts += [(text, style), (rest, None)]
+    segments, room = [], width
+    for text, style in parts:
+        if room <= 0:
+            break
+        if text:
+            segments.append(Segment(text[:room], style))
+            room -= len(text)
+    if room > 0:
+        segments.append(Segment(" " * room))
+    return segments

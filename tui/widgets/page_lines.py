@@ -52,17 +52,6 @@ def lines(renderable, width: int, console: Console) -> list[Line]:
     return console.render_lines(renderable, console.options.update_width(width), pad=True)
 
 
-def one_line(text: Text, width: int, console: Console) -> Line:
-    """The first line of `text`, cut or padded to `width` cells, never wrapped."""
-    runs = _runs(text, console)
-    if runs is None:
-        text = text.copy()
-        text.truncate(width, pad=True)
-        return list(text.render(console, end=""))
-    end = text.plain.find("\n")
-    return _fit(_slice(runs, 0, min(width, len(text.plain) if end < 0 else end)), width)
-
-
 def text_lines(text: Text, width: int, console: Console, pad: bool = True) -> list[Line]:
     """`text` folded at `width` cells the way `console.render_lines(text, pad=pad)` does."""
     runs = _runs(text, console)
