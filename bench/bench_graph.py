@@ -4,7 +4,10 @@ Prints, for each interaction, our median key-to-frame time against a trivial Tex
 measured the same way in the same process (bench/keyframe.py), and the ratio (target <= 1.2):
 
 - graph moves: the cursor steps to an operand and back to a user (no re-layout);
-- graph re-centre: up, Enter on that operand, Backspace (two layouts per three keys);
+- graph re-centre: up, Enter on that operand, Backspace (two re-centres per three keys; after
+  the first round both are on ops laid out before, which the screen keeps: going back is cheap);
+- graph re-centre on new ops: up, Enter, walking up the graph, so every Enter lays out an op
+  never shown before (no kept layout helps);
 - schedule moves: j/k in the entry computation's program order (about 5k instructions; the
   module has 43k in all);
 - details: j walks forward through the schedule with the details screen open, so every key
@@ -66,6 +69,7 @@ def main(argv=None) -> None:
     cases = [
         ("graph moves (k/j)", ["k", "j"], None),
         ("graph re-centre (k/enter/backspace)", ["k", "enter", "backspace"], None),
+        ("graph re-centre on new ops (k/enter)", ["k", "enter"], None),
         ("schedule moves (j/k)", ["j", "k"], on_schedule),
         ("details next op (j)", ["j"], on_details),
     ]

@@ -39,8 +39,18 @@ async def test_opens_on_the_root_and_walks_to_neighbours():
         await pilot.press("up", "enter")  # re-centre on an operand
         centred = selected(app)
         assert centred in root.operands and screen.focus_name == centred.name
+        shown_first = screen.view.graph
         await pilot.press("backspace")  # back through the focus history
         assert screen.focus_name == root.name and selected(app) is root
+        # Going back shows the layout kept from before, the same as a fresh one; depth is part of it
+        from tui.model.graph_layout import layout
+
+        kept = screen.view.graph
+        assert kept is not shown_first and kept.text_rows() == layout(root, screen.depth).text_rows()
+        await pilot.press("up", "enter", "backspace")
+        assert screen.view.graph is kept
+        await pilot.press("right_square_bracket")
+        assert screen.view.graph is not kept and len(screen.view.graph.nodes) >= len(kept.nodes)
 
 
 async def test_left_right_stay_in_a_layer_and_depth_grows_the_graph():

@@ -83,6 +83,7 @@ class GraphLayout:
     height: int
     crossings: int
     naive_crossings: int  # crossings of the first (discovery) order, for comparison
+    _rows: list[str] | None = field(default=None, repr=False, compare=False)  # text_rows, once drawn
 
     def node_at(self, x: int, y: int) -> Node | None:
         for node in self.nodes.values():
@@ -112,8 +113,11 @@ class GraphLayout:
         return min(linked, key=lambda k: abs(self.nodes[k].center - node.center)) if linked else None
 
     def text_rows(self) -> list[str]:
-        """The graph drawn with box-drawing characters, one string per row."""
-        return draw(self)
+        """The graph drawn with box-drawing characters, one string per row (drawn once: a
+        layout shown again, as going back shows it, is not drawn again)."""
+        if self._rows is None:
+            self._rows = draw(self)
+        return self._rows
 
 
 # ---------------------------------------------------------------------------------------------

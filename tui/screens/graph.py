@@ -9,6 +9,8 @@ adds to the cost of each frame.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from rich.segment import Segment
 from rich.text import Text
 from textual import work
@@ -21,7 +23,7 @@ from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
 from tui.model.categories import CATEGORIES
-from tui.model.graph_layout import layout
+from tui.model.graph_layout import GraphLayout, layout
 from tui.model.hlo import HloComputation, HloInstruction
 from tui.model.search import InstructionIndex
 from tui.model.workspace import Selection, Workspace
@@ -33,6 +35,7 @@ from tui.widgets.line_cache import LineCache
 from tui.widgets.palette import category_style
 
 MIN_DEPTH, MAX_DEPTH, DEFAULT_DEPTH = 1, 6, 2
+LAYOUTS_KEPT = 64  # recent graph layouts kept for going back
 _PROMPTS = {
     "search": "find in all computations: name, opcode, op_name or file:line",
     "filter": "filter the schedule: name, opcode, shape or op_name",
@@ -67,6 +70,7 @@ class GraphScreen(WorkspaceScreen):
         self._module: str | None = None
         self._graph_stale = False
         self._indexes: dict[str, InstructionIndex] = {}
+        self._layouts: OrderedDict[tuple, GraphLayout] = OrderedDict()  # the last few, newest last
         self._view: GraphView | None = None
         self._listing: InstructionList | None = None
 
@@ -122,14 +126,26 @@ class GraphScreen(WorkspaceScreen):
         self.focus_name = ins.name
         self._graph_stale = False
         self._fix_trail(ins.computation)
-        self.view.show(layout(ins, self.depth, frozenset(self.expanded)), cursor=ins.name)
+        self.view.show(self._layout(ins), cursor=ins.name)
         self._show_head()
 
     def _relayout(self) -> None:
         focus = self.workspace.hlo.instruction(self.focus_name) if self.focus_name else None
         if focus is not None:
-            self.view.show(layout(focus, self.depth, frozenset(self.expanded)), cursor=self.view.cursor)
+            self.view.show(self._layout(focus), cursor=self.view.cursor)
             self._show_head()
+
+    def _layout(self, focus: HloInstruction) -> GraphLayout:
+        """The graph around `focus` as drawn now; the last LAYOUTS_KEPT are kept, so going back
+        (Backspace, or Enter on where you came from) costs no layout."""
+        key = (id(focus.computation.module), focus.name, self.depth, frozenset(self.expanded))
+        found = self._layouts.pop(key, None)
+        if found is None:
+            found = layout(focus, self.depth, key[3])
+        self._layouts[key] = found
+        while len(self._layouts) > LAYOUTS_KEPT:
+            self._layouts.popitem(last=False)
+        return found
 
     def _fix_trail(self, computation: HloComputation) -> None:
         """Keep the opened-callers trail if it still leads to `computation`, else follow first callers."""
