@@ -486,3 +486,40 @@ async def test_gpu_kernels_take_the_colour_of_the_op_they_ran(corpus):
         for kernel, op in kernels.items():
             assert colours[trace.names.index(kernel)] == name_colour(op, view.op_names)
         assert any(name_colour(kernel, view.op_names) != name_colour(op, view.op_names) for kernel, op in kernels.items())
+
+
+async def test_flows_link_a_gpu_kernel_and_its_launch(corpus):
+    """XProf's flow arrows: a kernel and the host call that launched it share a correlation_id.
+    The selected kernel lists its launch; `[` goes to it and `]` comes back."""
+    app = XlaTuiApp(corpus / "traces" / "tracelens_jax08_rocm_attention.xplane.pb")
+    async with app.run_test(size=(160, 45)) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        stream = next(k for k, t in enumerate(trace.tracks) if t.name.startswith("Stream") and t.count)
+        kernel = (stream, 5)
+        view.show_event(*kernel)
+        await pilot.press("enter")
+        await settle(pilot)
+        flows = [value for key, value, _ in app.screen.panel.details if key == "flow"]
+        assert len(flows) == 1 and flows[0].startswith("← ") and "/host:CPU" in flows[0]
+        correlation = trace.tracks[stream].event_args(5)["correlation_id"]
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        launch = view.cursor
+        assert launch != kernel and trace.tracks[launch[0]].group == "/host:CPU"
+        assert trace.tracks[launch[0]].event_args(launch[1])["correlation_id"] == correlation
+        assert trace.tracks[launch[0]].start_ns[launch[1]] <= trace.tracks[stream].start_ns[5]
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert view.cursor == kernel and app.selection.event == kernel
+
+
+async def test_events_without_flows_offer_none():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        await _select_first_dot(pilot)
+        before = view.cursor
+        assert not any(key == "flow" for key, _, _ in app.screen.panel.details)
+        await pilot.press("right_square_bracket")
+        assert view.cursor == before and "Follow flow" not in screen_text(app)

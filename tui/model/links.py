@@ -33,7 +33,7 @@ from tui.model.workspace import ModuleEntry, Workspace
 
 MODULES_TRACK = "XLA Modules"
 OPS_TRACK = "XLA Ops"
-HLO_OP, HLO_MODULE = "hlo_op", "hlo_module"
+HLO_OP, HLO_MODULE, CORRELATION = "hlo_op", "hlo_module", "correlation_id"
 _PROGRAM_ID = re.compile(r"\(\d+\)$")
 
 
@@ -229,6 +229,26 @@ def events_of_name(trace: Trace, name: str) -> tuple[np.ndarray, np.ndarray]:
     pairs |= set(zip(*(a.tolist() for a in occurrences(trace, None, name))))
     ordered = sorted(pairs, key=lambda pair: int(trace.tracks[pair[0]].start_ns[pair[1]]))
     return np.array([k for k, _ in ordered], np.int32), np.array([i for _, i in ordered], np.intp)
+
+
+def correlated(trace: Trace, track_index: int, event: int) -> list[tuple[int, int]]:
+    """(track index, event index), in time order, of the other events that share this event's
+    `correlation_id` stat: a GPU kernel and the host's launch of it (XProf's flow arrows).
+    Tracks are searched where their first event carries the stat; each reads it once."""
+    codes, values = trace.tracks[track_index].stat_codes(CORRELATION)
+    if codes[event] < 0:
+        return []
+    wanted = values[codes[event]]
+    found = []
+    for k, other in enumerate(trace.tracks):
+        if other.count and CORRELATION in other.event_args(0):
+            other_codes, other_values = other.stat_codes(CORRELATION)
+            try:
+                code = other_values.index(wanted)
+            except ValueError:
+                continue
+            found += [(k, int(i)) for i in np.flatnonzero(other_codes == code) if (k, int(i)) != (track_index, event)]
+    return sorted(found, key=lambda pair: int(trace.tracks[pair[0]].start_ns[pair[1]]))
 
 
 def kernel_tracks(trace: Trace) -> list[int]:

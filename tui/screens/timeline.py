@@ -19,8 +19,8 @@ from textual.widgets import Input
 
 from tui.model.errors import InputError
 from tui.model.cost import op_cost
-from tui.model.links import (events_of_name, instruction_for_event, kernel_op_names, kernel_tracks, occurrences,
-                             op_names, top_ops)
+from tui.model.links import (correlated, events_of_name, instruction_for_event, kernel_op_names, kernel_tracks,
+                             occurrences, op_names, top_ops)
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats, Trace, TraceLanes
@@ -31,6 +31,7 @@ from tui.widgets.trace_panel import TracePanel
 
 BOLD, ITALIC, WARNING = Style(bold=True), Style(italic=True), Style(bold=True, color="red")
 NO_PROFILE = "No profile loaded: open an .xplane.pb, a trace JSON or a logdir (alone or beside a dump)."
+FLOWS_LISTED = 8  # linked events listed in the panel
 INSTANTS_LISTED = 200  # instant events listed in the panel (the rest: zoom in)
 
 
@@ -44,6 +45,8 @@ class TimelineScreen(WorkspaceScreen):
     BINDINGS = [
         Binding("slash", "search", "Search"),
         Binding("t", "top_ops", "Top ops"),
+        Binding("right_square_bracket", "flow(1)", "Follow flow"),
+        Binding("left_square_bracket", "flow(-1)", "Flow back", show=False),
         Binding("shift+enter", "match(-1)", "Previous match", show=False),
         Binding("escape", "close_search", "Close search", show=False),
     ]
@@ -59,6 +62,8 @@ class TimelineScreen(WorkspaceScreen):
 
     def on_mount(self) -> None:
         self._link: tuple[int, int, tuple[str, str] | None] | None = None  # event, and its instruction
+        self._flows: tuple[int, int, list[tuple[int, int]]] = (-1, -1, [])  # event, and events that share its
+        # correlation_id (a kernel's launch, a launch's kernel)
         self._pending: Selection | None = None  # to follow once the tracks are decoded
         self._ops: list[NameStats] | None = None
         self._searched: str | None = None
@@ -70,7 +75,7 @@ class TimelineScreen(WorkspaceScreen):
 
     # -- workspace and selection ----------------------------------------------------------------
     def show_workspace(self, ws: Workspace) -> None:
-        self._link, self._ops = None, None
+        self._link, self._ops, self._flows = None, None, (-1, -1, [])
         self._pending = ws.selection
         self.view.set_trace(ws.trace, op_names(ws))
         self._show_trace_facts()
@@ -181,16 +186,20 @@ class TimelineScreen(WorkspaceScreen):
     @work(thread=True, exclusive=True, group="timeline-event")
     def _read_event(self, track_index: int, event: int) -> None:
         track = self.trace.tracks[track_index]
+        flows = []
         try:
             args = track.event_args(event)
             link = instruction_for_event(self.workspace, track, event)
+            flows = correlated(self.trace, track_index, event)
         except InputError as error:  # the file changed since it was loaded, or a module is bad
             args, link = {"cannot read stats": str(error)}, None
-        self.app.call_from_thread(self._event_read, track_index, event, args, link)
+        self.app.call_from_thread(self._event_read, track_index, event, args, link, flows)
 
-    def _event_read(self, track_index: int, event: int, args: dict, link) -> None:
+    def _event_read(self, track_index: int, event: int, args: dict, link, flows: list[tuple[int, int]] = ()) -> None:
         """The chosen event's stats and instruction are known: show them, and select it."""
         self._link = (track_index, event, link)
+        self._flows = (track_index, event, list(flows))
+        self.refresh_bindings()  # `]` shows while the selection has a flow
         self.panel.show_info(self._cursor_line())
         if self.view.cursor == (track_index, event):
             self._show_event(track_index, event, args, link)
@@ -212,11 +221,37 @@ class TimelineScreen(WorkspaceScreen):
         if link is not None:
             details.append(("instruction", f"{link[1]} in {link[0]} (Enter again: open it)", BOLD))
             details += self._cost_lines(link, dur)
+        if self._flows[:2] == (track_index, event):
+            for k, i in self._flows[2][:FLOWS_LISTED]:
+                other = trace.tracks[k]
+                side = "→" if int(other.start_ns[i]) >= start else "←"
+                details.append(("flow", f"{side} {other.event_name(i)} on {other.group} / {other.name} at "
+                                        f"{format_ns(int(other.start_ns[i]) - trace.span[0], 6)} ([ ] follow)", BOLD))
         if args is None:
             details.append(("stats", "Enter: select the event, read its stats and find its instruction", ITALIC))
         else:
             details += [(key, str(value), None) for key, value in args.items()]
         self.panel.show_details(details)
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "flow":
+            return bool(self._flows[2])
+        return super().check_action(action, parameters)
+
+    def action_flow(self, direction: int) -> None:
+        """`]` follows the selected event's flow forward in time (a launch to its kernel), `[` back."""
+        track_index, event, flows = self._flows
+        if not flows or self.view.cursor != (track_index, event):
+            self.notify("Select an event with Enter first: flows link a GPU kernel and its launch", timeout=3)
+            return
+        start = int(self.trace.tracks[track_index].start_ns[event])
+        starts = [int(self.trace.tracks[k].start_ns[i]) for k, i in flows]
+        later = [pair for pair, at in zip(flows, starts) if at >= start]
+        earlier = [pair for pair, at in zip(flows, starts) if at < start]
+        target = (later[0] if later else flows[-1]) if direction > 0 else (earlier[-1] if earlier else flows[0])
+        self.view.show_event(*target)
+        self.panel.show_info(Text(" Reading the event's stats…", style="italic"))
+        self._read_event(*target)
 
     def _cost_lines(self, link: tuple[str, str], dur_ns: int) -> list[tuple[str, str, Style | None]]:
         """The instruction's FLOPs and bytes (profiles don't carry them: XLA's cost model
