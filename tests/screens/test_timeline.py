@@ -523,3 +523,22 @@ async def test_events_without_flows_offer_none():
         assert not any(key == "flow" for key, _, _ in app.screen.panel.details)
         await pilot.press("right_square_bracket")
         assert view.cursor == before and "Follow flow" not in screen_text(app)
+
+
+async def test_flows_in_a_pytorch_profiler_trace(corpus):
+    """Kineto's JSON links a launch and its kernel by a `correlation` arg: the same flows."""
+    app = XlaTuiApp(corpus / "traces" / "non_xla" / "pytorch_kineto_torch_compile_triton.trace.json.gz")
+    async with app.run_test(size=(160, 45)) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        launch = next((k, i) for k, t in enumerate(trace.tracks) for i in range(t.count)
+                      if t.event_name(i) == "hipModuleLaunchKernel")
+        view.show_event(*launch)
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        kernel = view.cursor
+        assert kernel != launch and trace.tracks[kernel[0]].name.startswith("stream")
+        args = trace.tracks[kernel[0]].event_args(kernel[1])
+        assert args["correlation"] == trace.tracks[launch[0]].event_args(launch[1])["correlation"]

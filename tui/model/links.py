@@ -33,7 +33,8 @@ from tui.model.workspace import ModuleEntry, Workspace
 
 MODULES_TRACK = "XLA Modules"
 OPS_TRACK = "XLA Ops"
-HLO_OP, HLO_MODULE, CORRELATION = "hlo_op", "hlo_module", "correlation_id"
+HLO_OP, HLO_MODULE = "hlo_op", "hlo_module"
+CORRELATION_KEYS = ("correlation_id", "correlation")  # an xplane's GPU stats; a PyTorch profiler trace's args
 _PROGRAM_ID = re.compile(r"\(\d+\)$")
 
 
@@ -233,20 +234,21 @@ def events_of_name(trace: Trace, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 def correlated(trace: Trace, track_index: int, event: int) -> list[tuple[int, int]]:
     """(track index, event index), in time order, of the other events that share this event's
-    `correlation_id` stat: a GPU kernel and the host's launch of it (XProf's flow arrows).
-    Tracks are searched where their first event carries the stat; each reads it once."""
-    codes, values = trace.tracks[track_index].stat_codes(CORRELATION)
-    if codes[event] < 0:
+    correlation id: a GPU kernel and the host's launch of it (XProf's flow arrows; the stat is
+    `correlation_id` in an xplane, `correlation` in a PyTorch profiler trace). Each track reads
+    the stat once, the first time an event with one is asked about."""
+    args = trace.tracks[track_index].event_args(event)
+    key = next((key for key in CORRELATION_KEYS if args.get(key) is not None), None)
+    if key is None:  # most events: nothing to read further
         return []
-    wanted = values[codes[event]]
+    wanted = str(args[key])
     found = []
     for k, other in enumerate(trace.tracks):
-        if other.count and CORRELATION in other.event_args(0):
-            other_codes, other_values = other.stat_codes(CORRELATION)
-            try:
-                code = other_values.index(wanted)
-            except ValueError:
-                continue
+        if not other.count:
+            continue
+        other_codes, other_values = other.stat_codes(key)
+        if wanted in other_values:
+            code = other_values.index(wanted)
             found += [(k, int(i)) for i in np.flatnonzero(other_codes == code) if (k, int(i)) != (track_index, event)]
     return sorted(found, key=lambda pair: int(trace.tracks[pair[0]].start_ns[pair[1]]))
 
