@@ -129,3 +129,32 @@ async def test_the_page_scrolls_by_keys_and_its_thumb_shows_where():
         view.post_message(events.MouseScrollUp(view, 5, 5, 0, -1, 0, False, False, False))
         await pilot.pause()
         assert view.top == 0
+
+
+async def test_a_gpu_ops_runs_name_its_kernels(corpus, tmp_path):
+    """On a GPU the op's runs are kernels named otherwise (`Cijk_…` for a GEMM custom-call): the
+    profile section names them with their count and time. The module is a hand-written stand-in
+    with the ROCm profile's module and op names (no dump came with the profile)."""
+    from collections import Counter
+
+    from model.test_event_links import kernels_by_profiledata
+
+    profile = corpus / "traces" / "tracelens_jax08_rocm_attention.xplane.pb"
+    module = tmp_path / "jit_matmul.hlo"
+    module.write_text("""HloModule jit_matmul, is_scheduled=true
+
+ENTRY %main (a: bf16[4096,4096], b: bf16[4096,4096]) -> bf16[4096,4096] {
+  %a = bf16[4096,4096]{1,0} parameter(0)
+  %b = bf16[4096,4096]{1,0} parameter(1)
+  ROOT %custom-call.1 = bf16[4096,4096]{1,0} custom-call(%a, %b), custom_call_target="__cublas$lt$matmul"
+}
+""")
+    app = XlaTuiApp(module, profile)
+    async with app.run_test(size=(160, 45)) as pilot:
+        view, text = await details_of(pilot, "custom-call.1")
+        kernels = Counter(name for op, m, name, _, _ in kernels_by_profiledata(profile) if (op, m) == ("custom-call.1", "jit_matmul"))
+        assert f"occurrences       {sum(kernels.values())}" in text
+        flat = " ".join(text[text.index("kernels "):].split())  # the row, unwrapped
+        for name, count in kernels.items():
+            short = name if len(name) <= 60 else name[:59] + "…"
+            assert f"{short} ×{count} (" in flat

@@ -8,6 +8,7 @@ conventions and, with a profile, how long it ran and what bounds it.
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
@@ -36,6 +37,7 @@ from tui.widgets.palette import category_style
 
 _LEXER = HloLexer(stripnl=False)
 _PYTHON = PythonLexer(stripnl=False)
+KERNEL_NAME = 60  # a GPU kernel's name is cut here (library kernels' run to hundreds of characters)
 _LINK_COLUMNS = (("name", 30), ("opcode", 14), ("shape", 22), ("layout", 10), ("memory", 8), ("bytes", 10))
 
 
@@ -227,13 +229,16 @@ class DetailsScreen(WorkspaceScreen):
             ("mean / min / max", " / ".join(explain.duration(v) for v in (runs.mean_ns, runs.min_ns, runs.max_ns))),
             ("share", f"{runs.total_ns / step:.1%} of {explain.duration(step)} ({where})" if step else "unknown"),
         ]
+        kernels = _kernel_names(links.trace, runs, ins.name)
+        if kernels:
+            rows.append(("kernels", kernels))
         seconds = runs.mean_ns / 1e9
         if cost.known and seconds > 0:
             rows.append(("achieved", f"{explain.si(cost.flops / seconds, 'FLOP/s')}, "
                                      f"{explain.si(cost.bytes_accessed / seconds, 'B/s')}"))
         chip = self._chip()
         if chip is None:
-            names = ", ".join(d.device_type or d.name for d in self._devices()) or "a host CPU"
+            names = ", ".join(dict.fromkeys(d.device_type or d.name for d in self._devices())) or "a host CPU"
             rows.append(("bound", f"unknown: the profile's device ({names}) is not in the table of known chips"))
         else:
             line = roofline(cost.flops, cost.bytes_accessed, seconds, chip)
@@ -256,6 +261,23 @@ def _link_row(other: HloInstruction, platform: str) -> list[tuple[str, Style | N
     ]
     return [(other.name, category_style(instruction_category(other)), _LINK_COLUMNS[0][1]),
             *((text, None, width) for text, (_, width) in zip(cells, _LINK_COLUMNS[1:]))]
+
+
+def _kernel_names(trace, runs, op: str) -> str:
+    """What ran the op, when its events are named otherwise (a GPU's kernels): each name with its
+    count and time, most time first; empty when the events are the op's own."""
+    counts, times = Counter(), Counter()
+    for (track, event), duration in zip(runs.events, runs.durations_ns.tolist()):
+        name = trace.tracks[track].event_name(event)
+        counts[name] += 1
+        times[name] += duration
+    if set(counts) <= {op}:
+        return ""
+    return ", ".join(f"{_short(name)} ×{counts[name]} ({explain.duration(times[name])})" for name, _ in times.most_common())
+
+
+def _short(name: str, most: int = KERNEL_NAME) -> str:
+    return name if len(name) <= most else name[: most - 1] + "…"
 
 
 @lru_cache(maxsize=256)
