@@ -131,7 +131,7 @@ class Track:
         self._self_ns: np.ndarray | None = None
         self._stat_codes: dict[str, tuple[np.ndarray, list[str]]] = {}
         empty = (np.zeros(0, np.int64), np.zeros(0, np.int32))
-        self.instant_ns, self.instant_name_id = instants or empty
+        self.instant_ns, self.instant_name_id = instants or empty  # instants, in time order
 
     def __repr__(self) -> str:
         return f"Track({self.group!r}, {self.name!r}, count={self.count})"

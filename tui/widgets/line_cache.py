@@ -42,7 +42,7 @@ class LineCache:
     _view_size: Size | None = None
     _view_for: Size | None = None  # the outer size `_view_size` was read at
     _strip_cache: dict | None = None
-    _truecolor: tuple | bool | None = None  # (style memo, truecolor filter, background) for drawn_style; False: no filter
+    _truecolor: _Drawn | bool | None = None  # for drawn_style; False: the app has no truecolor filter
 
     @property
     def base_style(self) -> Style:
@@ -61,20 +61,10 @@ class LineCache:
     def drawn_style(self, style: Style) -> Style:
         """`style` as the app's truecolor filter draws it on this widget: lines built in these
         styles pass the filter as they are (no second copy of each line every frame)."""
-        drawn = self._truecolor
-        if drawn is None:
-            drawn = self._truecolor = False
-            for line_filter in self.app.get_line_filters():
-                if type(line_filter) is ANSIToTruecolor:
-                    background = self.background_colors[1]
-                    drawn = self._truecolor = (_DRAWN.setdefault((line_filter, background), {}), line_filter, background.rich_color)
-        if drawn is False:
-            return style
-        styles, line_filter, background = drawn
-        to = styles.get(style)
-        if to is None:
-            to = styles[style] = line_filter.truecolor_style(style, background)
-        return to
+        if self._truecolor is None:
+            self._truecolor = next((_Drawn.of(f, self.background_colors[1]) for f in self.app.get_line_filters()
+                                    if type(f) is ANSIToTruecolor), False)
+        return self._truecolor(style) if self._truecolor else style
 
     @property
     def strip_cache(self) -> dict:
@@ -142,7 +132,26 @@ class LineCache:
         return frame
 
 
-_DRAWN: dict = {}  # (filter, background) -> {style: the style the filter turns it into (itself if none)}
+class _Drawn:
+    """What the truecolor filter makes of each style on one background, worked out once per style."""
+
+    _known: dict = {}  # (filter, background) -> _Drawn
+
+    def __init__(self, line_filter: ANSIToTruecolor, background):
+        self._filter, self._background, self._styles = line_filter, background.rich_color, {}
+
+    @classmethod
+    def of(cls, line_filter: ANSIToTruecolor, background) -> _Drawn:
+        found = cls._known.get((line_filter, background))
+        if found is None:
+            found = cls._known[line_filter, background] = cls(line_filter, background)
+        return found
+
+    def __call__(self, style: Style) -> Style:
+        to = self._styles.get(style)
+        if to is None:
+            to = self._styles[style] = self._filter.truecolor_style(style, self._background)
+        return to
 
 
 def filtered(strip: Strip, line_filter: LineFilter, background) -> Strip:
@@ -155,21 +164,9 @@ def filtered(strip: Strip, line_filter: LineFilter, background) -> Strip:
     """
     if type(line_filter) is not ANSIToTruecolor:
         return strip.apply_filter(line_filter, background)
-    drawn = _DRAWN.get((line_filter, background))
-    if drawn is None:
-        drawn = _DRAWN[line_filter, background] = {}
-    changed = False
-    for segment in strip:
-        style = segment.style
-        if style is None:
-            continue
-        to = drawn.get(style)
-        if to is None:
-            to = drawn[style] = line_filter.truecolor_style(style, background.rich_color)
-        if to is not style:
-            changed = True
-    if not changed:
+    drawn = _Drawn.of(line_filter, background)
+    if all(segment.style is None or drawn(segment.style) is segment.style for segment in strip):
         return strip
     make = tuple.__new__  # a Segment without its Python-level __new__
-    return Strip([make(Segment, (text, drawn[style] if style is not None else None, control))
+    return Strip([make(Segment, (text, drawn(style) if style is not None else None, control))
                   for text, style, control in strip], strip.cell_length)

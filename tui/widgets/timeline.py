@@ -589,9 +589,12 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         row, window, painter, cells = self.rows[index], self.window, self._painter, self.cells
         if row.kind == "instants":
             track = self.trace.tracks[row.index]
-            offsets = (track.instant_ns - window.t0) / window.ns_per_cell
+            times = track.instant_ns  # sorted: only those in the window are placed
+            first = int(np.searchsorted(times, window.t0, side="left"))
+            last = int(np.searchsorted(times, window.t0 + cells * window.ns_per_cell, side="right"))
+            offsets = (times[first:last] - window.t0) / window.ns_per_cell
             columns = np.where(offsets == cells, cells - 1, np.floor(offsets)).astype(np.int64)  # the right edge is in view
-            name_ids = track.instant_name_id
+            name_ids = track.instant_name_id[first:last]
             colours = self._name_colours()[name_ids]
             return self._line(index, painter.instants(columns, colours, lambda k: self.trace.names[name_ids[k]], cells))
         if row.kind == "group":  # collapsed: how busy its tracks are; expanded, they show it
