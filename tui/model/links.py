@@ -227,7 +227,8 @@ def events_of_name(trace: Trace, name: str) -> tuple[np.ndarray, np.ndarray]:
     kernels that ran an op of that name (a row of an op table, whatever its events are called)."""
     wanted = np.array([known == name for known in trace.names], bool)
     pairs = set(zip(*(a.tolist() for a in trace.events_named(wanted, by_time=False))))
-    pairs |= set(zip(*(a.tolist() for a in occurrences(trace, None, name))))
+    for k in kernel_tracks(trace):
+        pairs.update((k, i) for i in kernel_events(trace.tracks[k], None, name).tolist())
     ordered = sorted(pairs, key=lambda pair: int(trace.tracks[pair[0]].start_ns[pair[1]]))
     return np.array([k for k, _ in ordered], np.int32), np.array([i for _, i in ordered], np.intp)
 
