@@ -150,6 +150,13 @@ def test_gpu_kernels_count_towards_the_op_in_their_stats(corpus, name):
     durations = [int(trace.tracks[k].dur_ns[i]) for k, i in zip(tracks.tolist(), found.tolist())]
     assert starts == sorted(starts) and durations == [d for _, d in expected]  # every run, in time order
     assert occurrences(trace, "no_such_module", op)[1].size == 0
+    # A top-ops row's events (Enter on it): the op's kernels, and any event named after the op
+    from tui.model.links import events_of_name
+
+    shown = set(zip(*(a.tolist() for a in events_of_name(trace, op))))
+    kernels = set(zip(*(a.tolist() for a in occurrences(trace, None, op))))
+    named = {(k, i) for k, t in enumerate(trace.tracks) for i in range(t.count) if t.event_name(i) == op}
+    assert shown == kernels | named and kernels
 
 
 def test_an_instructions_runs_on_a_gpu_are_its_kernels(corpus):
