@@ -138,7 +138,7 @@ class _Drawn:
     _known: dict = {}  # (filter, background) -> _Drawn
 
     def __init__(self, line_filter: ANSIToTruecolor, background):
-        self._filter, self._background, self._styles = line_filter, background.rich_color, {}
+        self._filter, self._background, self.styles = line_filter, background.rich_color, {}
 
     @classmethod
     def of(cls, line_filter: ANSIToTruecolor, background) -> _Drawn:
@@ -148,9 +148,9 @@ class _Drawn:
         return found
 
     def __call__(self, style: Style) -> Style:
-        to = self._styles.get(style)
+        to = self.styles.get(style)
         if to is None:
-            to = self._styles[style] = self._filter.truecolor_style(style, self._background)
+            to = self.styles[style] = self._filter.truecolor_style(style, self._background)
         return to
 
 
@@ -165,7 +165,16 @@ def filtered(strip: Strip, line_filter: LineFilter, background) -> Strip:
     if type(line_filter) is not ANSIToTruecolor:
         return strip.apply_filter(line_filter, background)
     drawn = _Drawn.of(line_filter, background)
-    if all(segment.style is None or drawn(segment.style) is segment.style for segment in strip):
+    known = drawn.styles  # looked up inline: this runs for every segment of every new line
+    for segment in strip:
+        style = segment.style
+        if style is not None:
+            to = known.get(style)
+            if to is None:
+                to = drawn(style)
+            if to is not style:
+                break
+    else:
         return strip
     make = tuple.__new__  # a Segment without its Python-level __new__
     return Strip([make(Segment, (text, drawn(style) if style is not None else None, control))
