@@ -565,6 +565,19 @@ def test_chrome_phases(tmp_path):
     assert trace.span == (0, 10_000)
 
 
+def test_chrome_threads_grouped_however_events_interleave(tmp_path):
+    """Events of two threads taking turns in the file, with numbered ids, named ids and ids past
+    int64: each thread gets one track holding its events in time order."""
+    for tids in ((1, 2), (1, "worker"), (2**64 - 1, 3)):
+        events = [{"ph": "X", "pid": 9, "tid": tids[k % 2], "ts": k, "dur": 1, "name": f"e{k}"} for k in range(7)]
+        path = tmp_path / "interleaved.json"
+        path.write_text(json.dumps(events))
+        trace = load_trace(path)
+        by_name = {t.name: [t.event_name(i) for i in range(t.count)] for t in trace.tracks}
+        named = [tid if isinstance(tid, str) else f"tid {tid}" for tid in tids]
+        assert by_name == {named[0]: ["e0", "e2", "e4", "e6"], named[1]: ["e1", "e3", "e5"]}, tids
+
+
 # --- bad input --------------------------------------------------------------------------------
 
 

@@ -31,28 +31,30 @@ from tui.model.trace import CounterTrack, NameTable, Trace, Track
 EVENT_CAPS = (1_000_000, 5_000_000)
 
 
-class _Event(msgspec.Struct, gc=False):
-    ph: str = ""
-    name: str = ""
-    cat: str = ""
-    pid: int | str = 0
-    tid: int | str = 0
-    ts: float = 0.0
-    dur: float = -1.0
-    id: int | str | None = None
-    args: msgspec.Raw = msgspec.Raw()
+def _event_struct(ids: type) -> type:
+    return msgspec.defstruct(
+        "_Event",
+        [("ph", str, ""), ("name", str, ""), ("cat", str, ""), ("pid", ids, 0), ("tid", ids, 0),
+         ("ts", float, 0.0), ("dur", float, -1.0), ("id", int | str | None, None), ("args", msgspec.Raw, msgspec.Raw())],
+        gc=False,
+    )
 
 
-class _File(msgspec.Struct, gc=False):
-    traceEvents: list[_Event]
-
-
-_DECODER = msgspec.json.Decoder(_File | list[_Event])
+# Most writers number processes and threads; some name them. The first decoder takes numbers
+# only, so their events can be grouped by thread as NumPy columns (see _thread_runs); a file
+# with named ids fails it at the first name and is decoded again by the second.
+_Event = _event_struct(int)
+_NamedIdsEvent = _event_struct(int | str)
+_DECODERS = tuple(
+    msgspec.json.Decoder(msgspec.defstruct("_File", [("traceEvents", list[event])], gc=False) | list[event])
+    for event in (_Event, _NamedIdsEvent)
+)
 _KEY = attrgetter("pid", "tid")
 _BUCKET = {"B": "BE", "E": "BE", "I": "i"}
 
 
-def _decode(path: Path, decoder: msgspec.json.Decoder = _DECODER) -> list:
+def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS) -> list:
+    """The file's events, by the first decoder whose types fit them."""
     try:
         raw = path.read_bytes()
     except OSError as error:
@@ -62,12 +64,15 @@ def _decode(path: Path, decoder: msgspec.json.Decoder = _DECODER) -> list:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as error:
             raise InputError(path, f"truncated or corrupt gzip ({error})") from None
-    try:
-        doc = decoder.decode(raw)
-    except msgspec.ValidationError as error:
-        raise InputError(path, f"JSON but not a Chrome trace: {error}") from None
-    except msgspec.DecodeError as error:
-        raise InputError(path, f"not JSON: {error}") from None
+    for decoder in decoders:
+        try:
+            doc = decoder.decode(raw)
+            break
+        except msgspec.ValidationError as error:
+            if decoder is decoders[-1]:
+                raise InputError(path, f"JSON but not a Chrome trace: {error}") from None
+        except msgspec.DecodeError as error:
+            raise InputError(path, f"not JSON: {error}") from None
     return doc if isinstance(doc, list) else doc.traceEvents
 
 
@@ -170,7 +175,7 @@ class _ArgsFile(msgspec.Struct, gc=False):
     traceEvents: list[_ArgsEvent]
 
 
-_ARGS_DECODER = msgspec.json.Decoder(_ArgsFile | list[_ArgsEvent])
+_ARGS_DECODER = (msgspec.json.Decoder(_ArgsFile | list[_ArgsEvent]),)
 
 
 class _LazyArgs:
@@ -265,8 +270,9 @@ def _columns(start, dur, name_id, args_of):
 def _tracks(host: _Host, table: NameTable, lock) -> tuple[list[Track], Callable[[], int] | None]:
     """The host's tracks, and a function giving the bytes their args take in memory."""
     complete, pairs = host.complete, host.pairs
-    keys = list(map(_KEY, complete)) + [_KEY(b) for b, _ in pairs]
-    n = len(keys)
+    run_keys, run_lengths = _thread_runs(complete)
+    pair_keys = [_KEY(b) for b, _ in pairs]
+    n = len(complete) + len(pairs)
     ts = np.fromiter(map(attrgetter("ts"), complete), np.float64, len(complete))
     dur = np.fromiter(map(attrgetter("dur"), complete), np.float64, len(complete))
     missing = int(np.count_nonzero(dur < 0))
@@ -285,8 +291,10 @@ def _tracks(host: _Host, table: NameTable, lock) -> tuple[list[Track], Callable[
     instants = defaultdict(list)
     for event in host.instants:
         instants[_KEY(event)].append((event.ts, event.name))
-    index = {key: i for i, key in enumerate(sorted(set(keys) | set(instants), key=host.sort_key))}
-    track_of = np.fromiter(map(index.__getitem__, keys), np.int32, n)
+    index = {key: i for i, key in enumerate(sorted(set(run_keys) | set(pair_keys) | set(instants), key=host.sort_key))}
+    run_track = np.fromiter(map(index.__getitem__, run_keys), np.int32, len(run_keys))
+    pair_track = np.fromiter(map(index.__getitem__, pair_keys), np.int32, len(pair_keys))
+    track_of = np.concatenate([np.repeat(run_track, run_lengths), pair_track])
     order = np.argsort(track_of, kind="stable")
     bounds = np.searchsorted(track_of[order], np.arange(len(index) + 1))
     tracks = []
@@ -301,6 +309,27 @@ def _tracks(host: _Host, table: NameTable, lock) -> tuple[list[Track], Callable[
             Track(host.group(key[0]), host.track_name(key), len(sel), table, lock, load, (marks_ns, marks_id))
         )
     return tracks, (partial(_args_nbytes, args, 4 * n) if has_args else None)
+
+
+def _thread_runs(events: list) -> tuple[list, np.ndarray]:
+    """The (pid, tid) of each run of consecutive events of one thread, and the runs' lengths.
+
+    Writers list a thread's events together, so runs are few, and numbered ids compared as
+    NumPy columns cost far less than a (pid, tid) tuple per event. Named ids (or ids past
+    int64) make every event its own run.
+    """
+    n = len(events)
+    if n and type(events[0]) is _Event:
+        try:
+            pid = np.fromiter(map(attrgetter("pid"), events), np.int64, n)
+            tid = np.fromiter(map(attrgetter("tid"), events), np.int64, n)
+        except OverflowError:
+            pass
+        else:
+            starts = np.flatnonzero((pid[1:] != pid[:-1]) | (tid[1:] != tid[:-1])) + 1
+            starts = np.concatenate([[0], starts])
+            return [_KEY(events[k]) for k in starts.tolist()], np.diff(np.append(starts, n))
+    return list(map(_KEY, events)), np.ones(n, np.int64)
 
 
 def _note_steps(complete: list[_Event], name_id: np.ndarray, known: int, table: NameTable) -> None:
