@@ -157,23 +157,33 @@ class BufferTable(LineCache, Viewport, Widget, can_focus=True, inherit_bindings=
 
     # -- drawing --------------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
-        width = self.view_size.width
+        """Lines are kept as drawn (row, cursor mark and scroll thumb), so a row shown again, as
+        after a jump back, is neither built nor encoded again."""
+        width, cache = self.view_size.width, self.strip_cache
+        if len(cache) > 4096:
+            cache.clear()
         if y == 0:
-            segments = [Segment(_cell(name + (" ▼" if name == self.sorted_by else ""), w, align), _HEADER)
-                        for name, w, align in COLUMNS]
-            return Strip(segments).crop(0, width).extend_cell_length(width).apply_style(self.base_style)
+            key = ("header", width, self.sorted_by)
+            if key not in cache:
+                segments = [Segment(_cell(name + (" ▼" if name == self.sorted_by else ""), w, align), _HEADER)
+                            for name, w, align in COLUMNS]
+                cache[key] = self.drawn_strip(
+                    Strip(segments).crop(0, width).extend_cell_length(width).apply_style(self.base_style))
+            return cache[key]
         index = y - 1 + self.top
         if self.profile is None or index >= len(self.rows):
             return Strip.blank(width, self.base_style)
         row = int(self.rows[index])
-        strip = self.strip_cache.get((row, width))
-        if strip is None:
-            if len(self.strip_cache) > 4096:
-                self.strip_cache.clear()
-            strip = self.strip_cache[(row, width)] = self._row_strip(row, width - 1)  # then the thumb's column
-        if index == self.cursor:
-            strip = strip.apply_style(_CURSOR if self.has_focus else _CURSOR_BLURRED)
-        return Strip.join([strip, Strip([self.thumb(y - 1, self.base_style)], 1)])
+        mark = None if index != self.cursor else _CURSOR if self.has_focus else _CURSOR_BLURRED
+        thumb = self.thumb(y - 1, self.base_style)
+        key = (row, width, mark, thumb)
+        line = cache.get(key)
+        if line is None:
+            strip = self._row_strip(row, width - 1)  # then the thumb's column
+            if mark is not None:
+                strip = strip.apply_style(mark)
+            line = cache[key] = self.drawn_strip(Strip.join([strip, Strip([thumb], 1)]))
+        return line
 
     def _row_strip(self, row: int, width: int) -> Strip:
         p = self.profile

@@ -30,7 +30,7 @@ class LineCache:
     - `base_style` and `view_size`: `rich_style` and `size`, read again only after a restyle
       (`base_style`) or a resize (`view_size`);
     - `strip_cache`: rows a widget keeps by its own keys (they hold `base_style`), emptied on a
-      restyle;
+      restyle; `drawn_strip` puts a row in the styles the screen draws before it is kept;
     - `refresh_view_lines(lines)`: repaint lines of the view, one region per run.
     """
 
@@ -65,6 +65,13 @@ class LineCache:
             self._truecolor = next((_Drawn.of(f, self.background_colors[1]) for f in self.app.get_line_filters()
                                     if type(f) is ANSIToTruecolor), False)
         return self._truecolor(style) if self._truecolor else style
+
+    def drawn_strip(self, strip: Strip) -> Strip:
+        """`strip` in the styles the screen draws: a kept line of these passes the filter as it is
+        and keeps its encoding, so showing it again costs next to nothing."""
+        drawn, make = self.drawn_style, tuple.__new__
+        return Strip([make(Segment, (text, drawn(style) if style is not None else None, control))
+                      for text, style, control in strip], strip.cell_length)
 
     @property
     def strip_cache(self) -> dict:

@@ -242,8 +242,8 @@ class MemoryChart(LineCache, Widget):
                     self.strip_cache.clear()
                 gutter, style, text = self._rows[y]
                 segments = [Segment(gutter[-GUTTER:].rjust(GUTTER), _AXIS), *self._styled(text, y, style)]
-                strip = self.strip_cache[key] = Strip(segments).crop(0, width).extend_cell_length(width).apply_style(
-                    self.base_style)
+                strip = self.strip_cache[key] = self.drawn_strip(
+                    Strip(segments).crop(0, width).extend_cell_length(width).apply_style(self.base_style))
             return strip
         return Strip(segments).crop(0, width).extend_cell_length(width).apply_style(self.base_style)
 

@@ -63,10 +63,20 @@ class ScopeList(LineCache, Viewport, Widget, can_focus=False):
         self.refresh_view_lines(lines)
 
     def render_line(self, y: int) -> Strip:
-        rule = self.strip_cache.get("rule")
-        if rule is None:
-            rule = self.strip_cache["rule"] = Segment("│", self.base_style + self.get_component_rich_style("scope-list--rule"))
-        return Strip([rule, *self._content(y, self.view_size.width - 1)], self.view_size.width)
+        """Lines are kept as drawn, by what they show."""
+        width, cache = self.view_size.width, self.strip_cache
+        if len(cache) > 4096:
+            cache.clear()
+        index = y - 1 + self.top
+        if y == 0:
+            key = ("title", self.title_text, width)
+        else:
+            key = (*self.rows[index], width) if index < len(self.rows) else ("blank", width)
+        line = cache.get(key)
+        if line is None:
+            rule = Segment("│", self.base_style + self.get_component_rich_style("scope-list--rule"))
+            line = cache[key] = self.drawn_strip(Strip([rule, *self._content(y, width - 1)], width))
+        return line
 
     def _content(self, y: int, width: int) -> Strip:
         if y == 0:
@@ -76,16 +86,11 @@ class ScopeList(LineCache, Viewport, Widget, can_focus=False):
         if index >= len(self.rows):
             return Strip.blank(width, self.base_style)
         scope, size = self.rows[index]
-        strip = self.strip_cache.get((scope, size, width))
-        if strip is None:
-            if len(self.strip_cache) > 4096:
-                self.strip_cache.clear()
-            style = _DIM if scope.startswith("(") else Style()
-            room, shown = width - 11, scope
-            if len(scope) > room > 1:  # the end of a scope tells scopes apart: keep it
-                shown = "…" + scope[len(scope) - room + 1:]
-            text = f"{human_bytes(size):>10} {shown}".ljust(width)[:width]
-            shaded = size * width // self.scale  # the bar: a background under the text
-            segments = [Segment(text[:shaded], style + _BAR), Segment(text[shaded:], style)]
-            strip = self.strip_cache[(scope, size, width)] = Strip(segments).apply_style(self.base_style)
-        return strip
+        style = _DIM if scope.startswith("(") else Style()
+        room, shown = width - 11, scope
+        if len(scope) > room > 1:  # the end of a scope tells scopes apart: keep it
+            shown = "…" + scope[len(scope) - room + 1:]
+        text = f"{human_bytes(size):>10} {shown}".ljust(width)[:width]
+        shaded = size * width // self.scale  # the bar: a background under the text
+        segments = [Segment(text[:shaded], style + _BAR), Segment(text[shaded:], style)]
+        return Strip(segments).apply_style(self.base_style)
