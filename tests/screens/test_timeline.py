@@ -123,6 +123,25 @@ async def test_arrows_walk_a_row_in_time_order_and_change_rows():
         assert track.event_name(event) in screen_text(app)
 
 
+async def test_rows_kept_from_an_earlier_cursor_are_what_a_fresh_paint_draws():
+    """Moving the cursor back shows the rows as painted before; they must be what painting the
+    rows afresh for that cursor gives."""
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        await move_to_row(pilot, view, first_row_of(view, "tf_XLAPjRtCpuClient/5463703682951342780"))
+        await pilot.press("right", "down", "right", "up", "down", "up")
+        await pilot.pause()
+        shown = screen_text(app)
+        top = int(view.scroll_offset.y)
+        kept = [list(view.render_line(y)) for y in range(view.header_height, view.size.height)]
+        assert any(key[1] for key in view._kept)  # a cursor row's picture was reused
+        view._redraw()
+        fresh = [list(view.render_line(y)) for y in range(view.header_height, view.size.height)]
+        assert kept == fresh and int(view.scroll_offset.y) == top
+        assert view.trace.tracks[view.cursor[0]].event_name(view.cursor[1]) in shown
+
+
 async def test_enter_selects_an_op_and_enter_again_opens_its_instruction():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:

@@ -132,6 +132,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         self._painter = Painter("#000000")
         self._lines: dict[int, Strip] = {}
         self._binned: dict[int, Cells] = {}  # a track row's cells in this window (cursor moves reuse them)
+        self._kept: dict[tuple, Strip] = {}  # rows as painted for an earlier cursor, in this window (see _line_key)
         self._ruler: Strip | None = None  # header line 0: time ticks, the marked range, the zoom centre
         self._ruler_centre = -1  # the column of the zoom centre on it
         self._steps_line: Strip | None = None  # header line 1, when the trace has steps
@@ -232,6 +233,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
     def _redraw(self) -> None:
         self._lines.clear()
         self._binned.clear()
+        self._kept.clear()
         self._ruler = self._steps_line = None
         self.refresh()
 
@@ -272,6 +274,11 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
 
     def _move_cursor(self, row: int, event: int | None) -> None:
         old = self.cursor_row
+        for index in (old, row):  # moving back shows these pictures again
+            if index in self._lines:
+                if len(self._kept) > 256:
+                    self._kept.clear()
+                self._kept[self._line_key(index)] = self._lines[index]
         self.cursor_row, self.cursor_event = row, event
         target = self._row(row)
         if event is not None and target is not None and target.kind == "track":
@@ -538,9 +545,20 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
             self._paint_visible(top)
         return self._lines[index]
 
+    def _line_key(self, index: int) -> tuple:
+        """What a row's picture depends on besides the window: whether the cursor is on it, and on which event."""
+        return (index, index == self.cursor_row, self.cursor_event if index == self.cursor_row else None)
+
     def _paint_visible(self, top: int) -> None:
-        """Paint every visible row not painted yet; track rows all at once."""
-        wanted = [i for i in range(top, min(top + self.view_size.height, len(self.rows))) if i not in self._lines]
+        """Paint every visible row not painted yet (or kept from an earlier cursor); track rows all at once."""
+        wanted = []
+        for i in range(top, min(top + self.view_size.height, len(self.rows))):
+            if i not in self._lines:
+                kept = self._kept.get(self._line_key(i))
+                if kept is not None:
+                    self._lines[i] = kept
+                else:
+                    wanted.append(i)
         events = [i for i in wanted if self.rows[i].kind == "track" and self._track(self.rows[i]).decoded]
         for index in wanted:
             if index not in events:
