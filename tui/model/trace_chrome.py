@@ -175,7 +175,7 @@ class _ArgsFile(msgspec.Struct, gc=False):
     traceEvents: list[_ArgsEvent]
 
 
-_ARGS_DECODER = (msgspec.json.Decoder(_ArgsFile | list[_ArgsEvent]),)
+_ARGS_DECODERS = (msgspec.json.Decoder(_ArgsFile | list[_ArgsEvent]),)
 
 
 class _LazyArgs:
@@ -201,7 +201,7 @@ class _LazyArgs:
         stat = self.path.stat()
         if (stat.st_size, stat.st_mtime_ns) != self.stamp:
             raise InputError(self.path, "changed since it was loaded: load it again to see args")
-        events = _decode(self.path, _ARGS_DECODER)
+        events = _decode(self.path, _ARGS_DECODERS)
         complete = [event for event in events if event.ph == "X"]
         if len(complete) != self.complete:
             raise InputError(self.path, "changed since it was loaded: load it again to see args")
