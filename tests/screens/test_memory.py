@@ -257,6 +257,23 @@ async def test_memory_says_when_the_profile_has_no_memory_counters():
         assert "no device memory counters" in screen_text(app)
 
 
+async def test_kept_lines_are_what_a_fresh_draw_gives():
+    """The table, scope list and chart keep their lines as drawn; after jumps back and forth and
+    a buffer chosen they must be what drawing the screen afresh gives."""
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_memory(pilot)
+        await pilot.press("end", "home", "p", "end", "p", "down", "down", "up")
+        await pilot.pause()
+        widgets = (screen.table, screen.scopes, screen.chart)
+        kept = [[list(w.render_line(y)) for y in range(w.size.height)] for w in widgets]
+        assert all(w.strip_cache for w in widgets)
+        for w in widgets:
+            w.strip_cache.clear()
+        fresh = [[list(w.render_line(y)) for y in range(w.size.height)] for w in widgets]
+        assert kept == fresh
+
+
 # -- snapshots (committed fixtures only) -------------------------------------------------------
 
 async def _memory_with_a_buffer(pilot) -> None:
