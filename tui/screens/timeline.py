@@ -195,7 +195,7 @@ class TimelineScreen(WorkspaceScreen):
             args, link = {"cannot read stats": str(error)}, None
         self.app.call_from_thread(self._event_read, track_index, event, args, link, flows)
 
-    def _event_read(self, track_index: int, event: int, args: dict, link, flows: list[tuple[int, int]] = ()) -> None:
+    def _event_read(self, track_index: int, event: int, args: dict, link, flows: list[tuple[int, int]]) -> None:
         """The chosen event's stats and instruction are known: show them, and select it."""
         self._link = (track_index, event, link)
         self._flows = (track_index, event, list(flows))

@@ -69,9 +69,7 @@ class LineCache:
     def drawn_strip(self, strip: Strip) -> Strip:
         """`strip` in the styles the screen draws: a kept line of these passes the filter as it is
         and keeps its encoding, so showing it again costs next to nothing."""
-        drawn, make = self.drawn_style, tuple.__new__
-        return Strip([make(Segment, (text, drawn(style) if style is not None else None, control))
-                      for text, style, control in strip], strip.cell_length)
+        return _restyled(strip, self.drawn_style)
 
     @property
     def strip_cache(self) -> dict:
@@ -183,6 +181,12 @@ def filtered(strip: Strip, line_filter: LineFilter, background) -> Strip:
                 break
     else:
         return strip
-    make = tuple.__new__  # a Segment without its Python-level __new__
-    return Strip([make(Segment, (text, drawn(style) if style is not None else None, control))
+    return _restyled(strip, drawn)
+
+
+def _restyled(strip: Strip, to) -> Strip:
+    """`strip` with each segment's style mapped through `to` (a line is tens of segments, and
+    tuple.__new__ builds each Segment without its Python-level __new__)."""
+    make = tuple.__new__
+    return Strip([make(Segment, (text, to(style) if style is not None else None, control))
                   for text, style, control in strip], strip.cell_length)

@@ -68,24 +68,22 @@ class ScopeList(LineCache, Viewport, Widget, can_focus=False):
         if len(cache) > 4096:
             cache.clear()
         index = y - 1 + self.top
-        if y == 0:
-            key = ("title", self.title_text, width)
-        else:
-            key = (*self.rows[index], width) if index < len(self.rows) else ("blank", width)
+        row = self.rows[index] if y and index < len(self.rows) else None
+        key = ("title", self.title_text, width) if y == 0 else (*row, width) if row else ("blank", width)
         line = cache.get(key)
         if line is None:
             rule = Segment("│", self.base_style + self.get_component_rich_style("scope-list--rule"))
-            line = cache[key] = self.drawn_strip(Strip([rule, *self._content(y, width - 1)], width))
+            line = cache[key] = self.drawn_strip(Strip([rule, *self._content(y == 0, row, width - 1)], width))
         return line
 
-    def _content(self, y: int, width: int) -> Strip:
-        if y == 0:
+    def _content(self, title: bool, row: tuple[str, int] | None, width: int) -> Strip:
+        """The title line, a scope's line (its bytes as a bar under the text), or a blank."""
+        if title:
             return Strip([Segment(self.title_text, _TITLE)]).crop(0, width).extend_cell_length(width).apply_style(
                 self.base_style)
-        index = y - 1 + self.top
-        if index >= len(self.rows):
+        if row is None:
             return Strip.blank(width, self.base_style)
-        scope, size = self.rows[index]
+        scope, size = row
         style = _DIM if scope.startswith("(") else Style()
         room, shown = width - 11, scope
         if len(scope) > room > 1:  # the end of a scope tells scopes apart: keep it
