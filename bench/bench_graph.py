@@ -15,10 +15,9 @@ measured the same way in the same process (bench/keyframe.py), and the ratio (ta
 
     python -m bench.bench_graph [--layers 48] [--rounds 20] [--repeat 5] [--hlo saved.txt]
 
-Each comparison runs `--repeat` times, the trivial app and ours one after the other each time
-(bench/keyframe.py's `compare`); the summary gives the median of those ratios and the ratio of
-the two medians. On a shared machine a single pair can swing by 2x either way: read the
-summary. The module comes from bench/workloads.py (compiled with JAX once, then cached).
+Each comparison runs `--repeat` times, the trivial app beside ours, keys interleaved
+(bench/keyframe.py); the summary gives the median of those ratios and the ratio of the two
+medians. The module comes from bench/workloads.py (compiled with JAX once, then cached).
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ import statistics
 import time
 from pathlib import Path
 
-from bench.keyframe import SIZE, TrivialApp, key_to_frame
+from bench.keyframe import SIZE, key_to_frame
 from bench.workloads import gpt_hlo
 
 
@@ -76,8 +75,9 @@ def main(argv=None) -> None:
     for label, keys, setup, timed in cases:
         peers, ours = [], []
         for _ in range(args.repeat):  # what keyframe.compare does, keeping both times
-            peers.append(key_to_frame(TrivialApp, ["j", "k"], args.rounds))
-            ours.append(key_to_frame(app, keys, args.rounds, setup, timed=timed))
+            mine, peer = key_to_frame(app, keys, args.rounds, setup, timed=timed)
+            ours.append(mine)
+            peers.append(peer)
             print(f"{label}: key-to-frame {ours[-1] * 1000:.2f} ms vs trivial app {peers[-1] * 1000:.2f} ms"
                   f" -> ratio {ours[-1] / peers[-1]:.2f} [{SIZE[0]}x{SIZE[1]}]", flush=True)
         pairs = statistics.median(o / p for o, p in zip(ours, peers))
