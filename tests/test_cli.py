@@ -90,8 +90,9 @@ def test_summary_of_real_inputs(corpus):
     assert result.returncode == 0, result.stderr
     trace = json.loads(result.stdout)["trace"]
     assert trace["events"] > 1000 and trace["tracks"] > 4
-    # Devices, peaks and the top ops (XProf's HLO op stats: time on the XLA Ops lines) against
-    # ProfileData read directly; TPU op events are named by the whole instruction text.
+    # Devices, peaks and the top ops (XProf's HLO op stats: time on the XLA Ops lines, per op and
+    # program) against ProfileData read directly; TPU op events are named by the whole
+    # instruction text, and an op's program is the XLA Modules event it started in.
     from collections import Counter
 
     from jaxlib import _profile_data
@@ -101,11 +102,16 @@ def test_summary_of_real_inputs(corpus):
     assert {d["peak_tflops"] for d in trace["devices"]} == {dict(p.stats)["peak_teraflops_per_second"] for p in planes}
     total = Counter()
     for plane in planes:
+        runs = [(e.start_ns, e.start_ns + e.duration_ns, e.name) for line in plane.lines if line.name == "XLA Modules"
+                for e in line.events]
         for line in (line for line in plane.lines if line.name == "XLA Ops"):
             for event in line.events:
-                total[event.name.split(" = ")[0].lstrip("%")] += round(event.duration_ns)
-    assert [op["name"] for op in trace["top_ops"]] == [name for name, _ in total.most_common(len(trace["top_ops"]))]
-    assert all(abs(op["total_us"] * 1000 - total[op["name"]]) < 1 for op in trace["top_ops"])
+                program = next((name for a, b, name in runs if a <= event.start_ns < b), None)
+                total[event.name.split(" = ")[0].lstrip("%"), program] += round(event.duration_ns)
+    assert len({program for _, program in total}) > 1  # several programs ran
+    expected = total.most_common(len(trace["top_ops"]))
+    assert [(op["name"], op["program"]) for op in trace["top_ops"]] == [pair for pair, _ in expected]
+    assert all(abs(op["total_us"] * 1000 - total[op["name"], op["program"]]) < 1 for op in trace["top_ops"])
     assert abs(trace["top_ops"][0]["share"] - total.most_common(1)[0][1] / sum(total.values())) < 1e-9
 
 

@@ -507,6 +507,31 @@ async def test_gpu_kernels_take_the_colour_of_the_op_they_ran(corpus):
         assert any(name_colour(kernel, view.op_names) != name_colour(op, view.op_names) for kernel, op in kernels.items())
 
 
+async def test_top_ops_keep_programs_that_reuse_an_op_name_apart(corpus):
+    """Two programs of a ROCm profile both ran an op of one name: the top-ops table lists it
+    once per program (a program column appears), and Enter on a row goes through that
+    program's runs alone."""
+    app = XlaTuiApp(corpus / "traces" / "tracelens_jax08_rocm_attention.xplane.pb")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        panel = app.screen.panel
+        trace = app.workspace.trace
+        names = [row.name for row in panel.rows]
+        shared = next(name for name in names if names.count(name) > 1)
+        rows = [k for k, row in enumerate(panel.rows) if row.name == shared]
+        assert len({panel.rows[k].program for k in rows}) == len(rows) and all(panel.rows[k].program for k in rows)
+        assert "program" in screen_text(app)
+        row, both = panel.rows[rows[1]], sum(panel.rows[k].count for k in rows)
+        panel.focus()
+        await pilot.press(*["down"] * rows[1], "enter")
+        tracks, found = occurrences(trace, row.program, shared)
+        assert len(found) == row.count < both
+        assert view.has_focus and view.cursor in set(zip(tracks.tolist(), found.tolist()))
+        assert view.matches[1].tolist() == found.tolist()
+
+
 async def test_flows_link_a_gpu_kernel_and_its_launch(corpus):
     """XProf's flow arrows: a kernel and the host call that launched it share a correlation_id.
     The selected kernel lists its launch; `[` goes to it and `]` comes back."""

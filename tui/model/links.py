@@ -302,25 +302,70 @@ def op_names(ws: Workspace) -> frozenset[str]:
 
 
 def top_ops(ws: Workspace) -> list[NameStats]:
-    """XProf's HLO op stats: the whole trace's time per XLA op, largest total first: op events
-    by name (on `XLA Ops` tracks where the profile has them), or on a GPU its kernels by the op
-    in their `hlo_op` stat (an op's kernels add up)."""
+    """XProf's HLO op stats: the whole trace's time per XLA op and program, largest total first.
+
+    Op events by name (on `XLA Ops` tracks where the profile has them, each in the program of
+    the `XLA Modules` run it started in), or on a GPU its kernels by the op and module in their
+    `hlo_op` / `hlo_module` stats (an op's kernels add up). Programs that reuse an op name
+    (`fusion.3` in a train and an eval step) get a row each. CPU profiles name no program: an
+    op's row there counts every event of its name."""
     trace = ws.trace
     if trace is None:
         return []
+    table = _OpTable()
     kernels = kernel_tracks(trace)
-    if not kernels:
-        ops = op_names(ws)
-        lines = [t for t in trace.tracks if t.name == OPS_TRACK]  # TPU: not the async ops' spans beside them
-        return [row for row in trace.aggregate(tracks=lines or None) if row.name in ops]
-    names = list(dict.fromkeys(op for k in kernels for op in trace.tracks[k].stat_codes(HLO_OP)[1]))
-    index = {name: i for i, name in enumerate(names)}
-    ids, durs, selfs = [], [], []
     for k in kernels:
         track = trace.tracks[k]
-        codes, values = track.stat_codes(HLO_OP)
-        ran = codes >= 0
-        ids.append(np.array([index[v] for v in values], np.int64)[codes[ran]])
-        durs.append(track.dur_ns[ran])
-        selfs.append(track.self_ns[ran])
-    return name_stats(names, np.concatenate(ids), np.concatenate(durs), np.concatenate(selfs))
+        codes, ops = track.stat_codes(HLO_OP)
+        program_codes, programs = track.stat_codes(HLO_MODULE)
+        ran = np.flatnonzero(codes >= 0)
+        table.add(track, ran, ops, codes[ran], programs, program_codes[ran])
+    if not kernels:
+        wanted = op_names(ws)
+        is_op = np.array([name in wanted for name in trace.names], bool)
+        lines = [t for t in trace.tracks if t.name == OPS_TRACK]  # TPU: not the async ops' spans beside them
+        for track in lines or trace.tracks:
+            ran = np.flatnonzero(is_op[track.name_id]) if len(is_op) else np.zeros(0, np.intp)
+            program_codes = _program_runs(trace, track)[ran] if lines else np.full(len(ran), -1)
+            table.add(track, ran, trace.names, track.name_id[ran], trace.names, program_codes)
+    return table.stats()
+
+
+class _OpTable:
+    """Events gathered by (op, program) for `name_stats`."""
+
+    def __init__(self):
+        self.keys: dict[tuple[str, str | None], int] = {}
+        self.ids, self.durs, self.selfs = [], [], []
+
+    def add(self, track: Track, events: np.ndarray, ops: list[str], op_codes: np.ndarray,
+            programs: list[str], program_codes: np.ndarray) -> None:
+        """Events of `track`, each an op (`ops[op_codes]`) of a program (`programs[program_codes]`; -1: none)."""
+        if not len(events):
+            return
+        width = len(programs) + 1
+        pairs, inverse = np.unique(op_codes.astype(np.int64) * width + program_codes + 1, return_inverse=True)
+        ids = [self.keys.setdefault((ops[pair // width], programs[pair % width - 1] if pair % width else None), len(self.keys))
+               for pair in pairs.tolist()]
+        self.ids.append(np.array(ids, np.int64)[inverse.ravel()])
+        self.durs.append(track.dur_ns[events])
+        self.selfs.append(track.self_ns[events])
+
+    def stats(self) -> list[NameStats]:
+        if not self.keys:
+            return []
+        keys = list(self.keys)
+        return name_stats([op for op, _ in keys], np.concatenate(self.ids), np.concatenate(self.durs),
+                          np.concatenate(self.selfs), [program for _, program in keys])
+
+
+def _program_runs(trace: Trace, track: Track) -> np.ndarray:
+    """Per event of a device's track, the name id of the `XLA Modules` event (`module(program
+    id)`) running when it started on that device; -1 outside any."""
+    found = np.full(track.count, -1, np.int64)
+    for other in trace.tracks:
+        if other.group == track.group and other.name == MODULES_TRACK and other.count:
+            k = np.searchsorted(other.start_ns, track.start_ns, side="right") - 1
+            inside = (k >= 0) & (track.start_ns < other.end_ns[np.maximum(k, 0)])
+            found[inside] = other.name_id[k[inside]]
+    return found

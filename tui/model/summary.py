@@ -66,7 +66,7 @@ def _trace_facts(ws: Workspace) -> dict:
                       "min_us": min(durations) / 1000.0, "max_us": max(durations) / 1000.0} if durations else None
     ops = top_ops(ws)
     total = sum(row.total_ns for row in ops)
-    facts["top_ops"] = [{"name": row.name, "count": row.count, "total_us": row.total_ns / 1000.0,
+    facts["top_ops"] = [{"name": row.name, "program": row.program, "count": row.count, "total_us": row.total_ns / 1000.0,
                          "share": row.total_ns / total if total else 0.0} for row in ops[:TOP_OPS]]
     facts["memory_counters"] = [{"name": c.name, "max_bytes": int(c.value.max())}
                                 for c in memory_counters(trace) if len(c.value) and c.value.max() > 0]
@@ -128,9 +128,11 @@ def _trace_lines(trace: dict) -> list[str]:
     if trace["top_ops"]:
         lines.append("  top XLA ops (of the ops' time):")
         width = max(len(op["name"]) for op in trace["top_ops"])
+        several = len({op["program"] for op in trace["top_ops"]}) > 1  # else the program goes unsaid
         for op in trace["top_ops"]:
+            program = f"  in {op['program'] or '(no program)'}" if several else ""
             lines.append(f"    {op['share']:6.1%}  {op['name'].ljust(width)}  {op['count']:>7,} runs  "
-                         f"{format_ns(op['total_us'] * 1000, 4)}")
+                         f"{format_ns(op['total_us'] * 1000, 4)}{program}")
     for counter in trace["memory_counters"]:
         lines.append(f"  memory: {counter['name']} up to {human_bytes(counter['max_bytes'])}")
     return lines

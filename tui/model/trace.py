@@ -329,10 +329,13 @@ class NameStats(NamedTuple):
     mean_ns: float
     min_ns: int
     max_ns: int
+    program: str | None = None  # an op's: the XLA program it ran in, where the profile says
 
 
-def name_stats(names: Sequence[str], ids: np.ndarray, durs: np.ndarray, selfs: np.ndarray) -> list[NameStats]:
-    """Per name (`ids` index `names`): count, total, self, mean, min and max duration, largest total first."""
+def name_stats(names: Sequence[str], ids: np.ndarray, durs: np.ndarray, selfs: np.ndarray,
+               programs: Sequence[str | None] | None = None) -> list[NameStats]:
+    """Per name (`ids` index `names`, and `programs` alike if given): count, total, self, mean,
+    min and max duration, largest total first."""
     size = len(names)
     count = np.bincount(ids, minlength=size)
     total = np.bincount(ids, weights=durs, minlength=size)
@@ -343,10 +346,11 @@ def name_stats(names: Sequence[str], ids: np.ndarray, durs: np.ndarray, selfs: n
     mins = np.minimum.reduceat(durs[order], firsts)
     maxs = np.maximum.reduceat(durs[order], firsts)
     rows = [
-        NameStats(names[i], int(count[i]), int(total[i]), int(own[i]), total[i] / count[i], int(lo), int(hi))
+        NameStats(names[i], int(count[i]), int(total[i]), int(own[i]), total[i] / count[i], int(lo), int(hi),
+                  None if programs is None else programs[i])
         for i, lo, hi in zip(present.tolist(), mins, maxs)
     ]
-    rows.sort(key=lambda row: (-row.total_ns, row.name))
+    rows.sort(key=lambda row: (-row.total_ns, row.name, row.program or ""))
     return rows
 
 

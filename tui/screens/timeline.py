@@ -20,7 +20,7 @@ from textual.widgets import Input
 from tui.model.errors import InputError
 from tui.model.cost import op_cost
 from tui.model.links import (correlated, events_of_name, instruction_for_event, kernel_op_names, kernel_tracks,
-                             occurrences, op_names, top_ops)
+                             module_name, occurrences, op_names, top_ops)
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats, Trace, TraceLanes
@@ -381,8 +381,12 @@ class TimelineScreen(WorkspaceScreen):
         self.panel.show_table(title, rows, total)
 
     def on_trace_panel_name_chosen(self, message: TracePanel.NameChosen) -> None:
-        """A name in a table: its events become the matches, starting at the first."""
-        self.view.set_matches(*events_of_name(self.trace, message.name))
+        """A name in a table: its events (an op's runs in its program) become the matches; the
+        cursor goes to the next one in time."""
+        if message.program is not None:
+            self.view.set_matches(*occurrences(self.trace, module_name(message.program), message.name))
+        else:
+            self.view.set_matches(*events_of_name(self.trace, message.name))
         self._searched = None
         self.view.focus()
         self.view.action_match(1)

@@ -26,6 +26,7 @@ from tui.widgets.viewport import Viewport
 KEY_WIDTH = 12  # the narrowest key column; a longer stat name widens it, up to a third of the panel
 _NUMBERS = ("count", "total", "self", "mean", "min", "max")
 _NUMBER_WIDTH = 11
+PROGRAM_WIDTH = 32  # at most
 _TOP = 2  # the rule and the info line stay put; the rest scrolls
 _PLAIN, _BOLD, _DIM, _HEADER = Style(), Style(bold=True), Style(dim=True), Style(bold=True, underline=True)
 
@@ -48,11 +49,11 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
     ]
 
     class NameChosen(Message):
-        """Enter on a table row."""
+        """Enter on a table row (an op's row may name its program)."""
 
-        def __init__(self, name: str):
+        def __init__(self, name: str, program: str | None = None):
             super().__init__()
-            self.name = name
+            self.name, self.program = name, program
 
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
@@ -60,6 +61,7 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         self.title = ""
         self.details: list[tuple[str, str, Style | None]] = []
         self.rows: list[NameStats] | None = None  # a table is shown when not None
+        self._program_width = 0  # of the table's program column: none unless its rows name several
         self.total: int | None = None  # with a table of ops: their total time (for a % column)
         self.cursor = 0
         self._info_line: Strip | None = None
@@ -81,6 +83,9 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
 
     def show_table(self, title: str, rows: list[NameStats], total: int | None = None) -> None:
         self.title, self.rows, self.total, self.cursor = title, rows, total, 0
+        programs = {row.program for row in rows}
+        longest = max((len(p) for p in programs if p), default=0)
+        self._program_width = min(longest, PROGRAM_WIDTH) + 2 if len(programs) > 1 else 0  # one program: said once is enough
         self._changed()
 
     @property
@@ -116,7 +121,8 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
 
     def action_choose(self) -> None:
         if self.rows:
-            self.post_message(self.NameChosen(self.rows[self.cursor].name))
+            row = self.rows[self.cursor]
+            self.post_message(self.NameChosen(row.name, row.program))
 
     def on_focus(self) -> None:
         self._lines.clear()
@@ -158,11 +164,14 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         """Line `index` of the table: its title, the column header, then one row per name."""
         width = self._width
         columns = list(_NUMBERS) + (["% ops"] if self.total else [])
-        name_width = max(width - len(columns) * _NUMBER_WIDTH - 1, 12)
+        program_width = self._program_width
+        name_width = max(width - len(columns) * _NUMBER_WIDTH - program_width - 1, 12)
         if index == 0:
             return Strip([Segment(fit(self.title, width), _BOLD)])
         if index == 1:
-            return Strip([Segment(fit(" " + "name".ljust(name_width) + "".join(c.rjust(_NUMBER_WIDTH) for c in columns), width), _HEADER)])
+            program = "  program".ljust(program_width) if program_width else ""
+            header = " " + "name".ljust(name_width) + program + "".join(c.rjust(_NUMBER_WIDTH) for c in columns)
+            return Strip([Segment(fit(header, width), _HEADER)])
         if not self.rows:
             return Strip([Segment(fit(" nothing to list", width), _DIM)])
         k = index - 2
@@ -171,7 +180,8 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
                  format_ns(row.min_ns), format_ns(row.max_ns)]
         if self.total:
             cells.append(f"{100 * row.total_ns / self.total:.1f}")
-        text = " " + fit(row.name, name_width) + "".join(c.rjust(_NUMBER_WIDTH) for c in cells)
+        program = "  " + fit(row.program or "", program_width - 2) if program_width else ""
+        text = " " + fit(row.name, name_width) + program + "".join(c.rjust(_NUMBER_WIDTH) for c in cells)
         style = Style()
         if k == self.cursor:
             style = Style(reverse=True) if self.has_focus else Style(bgcolor="#303030")
