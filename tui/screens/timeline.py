@@ -376,7 +376,9 @@ class TimelineScreen(WorkspaceScreen):
     def _ops_ready(self, rows: list[NameStats]) -> None:
         self._ops = rows
         total = sum(row.total_ns for row in rows)
-        title = (f" Top XLA ops over the whole trace: {len(rows):,} ops, {format_ns(total, 6)} in all"
+        programs = {row.program for row in rows}
+        which = f"{len(rows):,} ops" if len(programs) < 2 else f"{len(rows):,} ops of {len(programs)} programs"
+        title = (f" Top XLA ops over the whole trace: {which}, {format_ns(total, 6)} in all"
                  if rows else " No XLA op events recognised (load the program's HLO beside the profile)")
         self.panel.show_table(title, rows, total)
 
