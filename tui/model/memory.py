@@ -85,6 +85,7 @@ class MemoryProfile:
         by_name = sorted(range(n), key=lambda i: (values[i].instruction.name, values[i].index))
         self._name_rank = np.empty(n, np.int64)
         self._name_rank[by_name] = np.arange(n)
+        self._orders: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # live_at: rows ranked, their starts and ends
         self.allocation = np.full(n, -1, np.int64)  # XLA's allocation index, -1 without a buffer assignment
         self.offset = np.zeros(n, np.int64)
         self.assigned_size = np.zeros(n, np.int64)
@@ -156,15 +157,20 @@ class MemoryProfile:
 
     # -- queries ----------------------------------------------------------------------------
     def live_at(self, time: int, order: str = "size") -> np.ndarray:
-        """Rows live at `time`, largest first ("size"), most padding first, or by definition."""
-        rows = np.flatnonzero((self.start <= time) & (self.end >= time))
-        if order == "padding waste":
-            keys = (self._name_rank[rows], -self.padded[rows], -self.waste[rows])
-        elif order == "program order":
-            keys = (self._name_rank[rows], -self.padded[rows], self.start[rows])
-        else:
-            keys = (self._name_rank[rows], -self.padded[rows])
-        return rows[np.lexsort(keys)]
+        """Rows live at `time`, largest first ("size"), most padding first, or by definition:
+        every row sorted once per order, then those live kept (keeping rows keeps their order),
+        so a cursor move costs two comparisons per value and no sort."""
+        if order not in self._orders:
+            if order == "padding waste":
+                keys = (self._name_rank, -self.padded, -self.waste)
+            elif order == "program order":
+                keys = (self._name_rank, -self.padded, self.start)
+            else:
+                keys = (self._name_rank, -self.padded)
+            ranked = np.lexsort(keys)
+            self._orders[order] = (ranked, self.start[ranked], self.end[ranked])
+        ranked, start, end = self._orders[order]
+        return ranked[(start <= time) & (end >= time)]
 
     def live_bytes(self, time: int) -> int:
         return int(self.total[time]) if 0 <= time < len(self.total) else 0

@@ -78,6 +78,7 @@ class MemoryScreen(WorkspaceScreen):
         self.depth = 3
         self.selected_row: int | None = None
         self._seen = Selection()
+        self._choosing = False  # a buffer chosen here is being broadcast
         self._entry: ModuleEntry | None = None
         self.chart = MemoryChart(id="memory-chart", caption=True)
         self.table = BufferTable(id="memory-buffers")
@@ -356,8 +357,11 @@ class MemoryScreen(WorkspaceScreen):
         p = self.profile
         self._show_buffer(event.row)
         value = p.values[event.row]
-        self.app.select(instruction=value.instruction, buffer=value.name, program_point=self.cursor)
-        self._seen = self.workspace.selection
+        self._choosing = True  # the screen shows this selection already (see show_selection)
+        try:
+            self.app.select(instruction=value.instruction, buffer=value.name, program_point=self.cursor)
+        finally:
+            self._choosing = False
 
     def _show_buffer(self, row: int | None) -> None:
         self.selected_row = row
@@ -367,6 +371,8 @@ class MemoryScreen(WorkspaceScreen):
     # -- the shared selection -------------------------------------------------------------
     def show_selection(self, old: Selection, new: Selection) -> None:
         seen, self._seen = self._seen, new
+        if self._choosing:
+            return
         if new.module != seen.module:
             self.show_workspace(self.workspace)
             return
