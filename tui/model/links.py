@@ -164,13 +164,21 @@ def module_name(event_name: str) -> str:
 
 def _enclosing_module(trace: Trace, track: Track, i: int) -> str | None:
     """The module of the `XLA Modules` event running when event `i` started, on its device."""
-    t = int(track.start_ns[i])
+    run = int(_program_runs(trace, track, np.array([i]))[0])
+    return module_name(trace.names[run]) if run >= 0 else None
+
+
+def _program_runs(trace: Trace, track: Track, events: np.ndarray | None = None) -> np.ndarray:
+    """Per event of a device's track (all, or those at `events`), the name id of the `XLA
+    Modules` event (`module(program id)`) running when it started on that device; -1 outside any."""
+    starts = track.start_ns if events is None else track.start_ns[events]
+    found = np.full(len(starts), -1, np.int64)
     for other in trace.tracks:
         if other.group == track.group and other.name == MODULES_TRACK and other.count:
-            k = int(np.searchsorted(other.start_ns, t, side="right")) - 1
-            if k >= 0 and t < other.end_ns[k]:
-                return module_name(other.event_name(k))
-    return None
+            k = np.searchsorted(other.start_ns, starts, side="right") - 1
+            inside = (k >= 0) & (starts < other.end_ns[np.maximum(k, 0)])
+            found[inside] = other.name_id[k[inside]]
+    return found
 
 
 def _entries(ws: Workspace, module: str | None) -> list[ModuleEntry]:
@@ -216,9 +224,12 @@ def occurrences(trace: Trace, module: str | None, instruction: str) -> tuple[np.
     tracks, found = trace.events_named(np.array([name == instruction for name in trace.names], bool))
     if module is None or not any(t.name == MODULES_TRACK for t in trace.tracks):
         return tracks, found
-    inside = np.array(
-        [_enclosing_module(trace, trace.tracks[k], i) == module for k, i in zip(tracks.tolist(), found.tolist())], bool
-    )
+    inside = np.zeros(len(found), bool)
+    for k in np.unique(tracks).tolist():
+        here = np.flatnonzero(tracks == k)
+        runs = _program_runs(trace, trace.tracks[k], found[here])
+        ours = [run for run in np.unique(runs[runs >= 0]).tolist() if module_name(trace.names[run]) == module]
+        inside[here] = np.isin(runs, ours)
     return tracks[inside], found[inside]
 
 
@@ -358,14 +369,3 @@ class _OpTable:
         return name_stats([op for op, _ in keys], np.concatenate(self.ids), np.concatenate(self.durs),
                           np.concatenate(self.selfs), [program for _, program in keys])
 
-
-def _program_runs(trace: Trace, track: Track) -> np.ndarray:
-    """Per event of a device's track, the name id of the `XLA Modules` event (`module(program
-    id)`) running when it started on that device; -1 outside any."""
-    found = np.full(track.count, -1, np.int64)
-    for other in trace.tracks:
-        if other.group == track.group and other.name == MODULES_TRACK and other.count:
-            k = np.searchsorted(other.start_ns, track.start_ns, side="right") - 1
-            inside = (k >= 0) & (track.start_ns < other.end_ns[np.maximum(k, 0)])
-            found[inside] = other.name_id[k[inside]]
-    return found
