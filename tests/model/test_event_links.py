@@ -104,6 +104,32 @@ def test_tpu_ops_match_by_name_within_their_module(corpus):
     assert occurrences(trace, "some_other_module", op)[1].size == 0
 
 
+def test_a_top_ops_row_keeps_to_its_own_program(tmp_path):
+    """Two programs of one module name (`jit_f(1)`, `jit_f(2)`: recompiled for new shapes) each
+    run a `fusion.3`: top ops gives each program a row, and a row's events are that program's
+    runs alone. (Hand-written Chrome trace: the corpus's TPU programs share no op names.)"""
+    import json
+
+    events = [{"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "/device:TPU:0"}},
+              {"ph": "M", "pid": 1, "tid": 1, "name": "thread_name", "args": {"name": "XLA Modules"}},
+              {"ph": "M", "pid": 1, "tid": 2, "name": "thread_name", "args": {"name": "XLA Ops"}}]
+    for k, (program, dur) in enumerate([("jit_f(1)", 5), ("jit_f(2)", 7), ("jit_f(1)", 5), ("jit_f(2)", 7)]):
+        events.append({"ph": "X", "pid": 1, "tid": 1, "name": program, "ts": k * 100, "dur": 50})
+        events.append({"ph": "X", "pid": 1, "tid": 2, "name": "fusion.3", "ts": k * 100 + 1, "dur": dur})
+    path = tmp_path / "two_programs.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    trace = load_trace(path)
+    trace.decode_all()  # as the timeline does before its top-ops table
+    rows = {row.program: row for row in top_ops(Workspace([], trace=trace))}
+    assert {program: (row.count, row.total_ns) for program, row in rows.items()} == {
+        "jit_f(1)": (2, 10_000), "jit_f(2)": (2, 14_000)}
+    ops = next(k for k, t in enumerate(trace.tracks) if t.name == "XLA Ops")
+    for program, expected in (("jit_f(1)", [0, 2]), ("jit_f(2)", [1, 3])):
+        tracks, found = occurrences(trace, module_name(program), "fusion.3", program)
+        assert tracks.tolist() == [ops, ops] and found.tolist() == expected
+    assert occurrences(trace, "jit_f", "fusion.3")[1].tolist() == [0, 1, 2, 3]  # the module: both programs
+
+
 ROCM_PROFILES = ["tracelens_jax08_rocm_attention", "tracelens_jax08_rocm_conv3d_8gpu", "tracelens_jax_rocm_conv_legacy",
                  "tracelens_jax_rocm_te_fused_attn"]
 

@@ -207,12 +207,14 @@ def instruction_for_event(ws: Workspace, track: Track, i: int) -> tuple[str, str
     return None
 
 
-def occurrences(trace: Trace, module: str | None, instruction: str) -> tuple[np.ndarray, np.ndarray]:
+def occurrences(trace: Trace, module: str | None, instruction: str, program: str | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
     """(track index, event index) of each event that ran `instruction`, in time order.
 
     On a GPU, its kernels by their `hlo_op` / `hlo_module` stats. Otherwise matched by event
     name: where the profile has `XLA Modules` tracks, events must also lie inside a run of
-    `module` on their device; elsewhere (CPU) the name alone decides."""
+    `module` on their device, or of that one `program` (`jit_f(2)`: a module name with its
+    program id) when given; elsewhere (CPU) the name alone decides."""
     kernels = kernel_tracks(trace)
     if kernels:
         hits = [kernel_events(trace.tracks[k], module, instruction) for k in kernels]
@@ -228,7 +230,8 @@ def occurrences(trace: Trace, module: str | None, instruction: str) -> tuple[np.
     for k in np.unique(tracks).tolist():
         here = np.flatnonzero(tracks == k)
         runs = _program_runs(trace, trace.tracks[k], found[here])
-        ours = [run for run in np.unique(runs[runs >= 0]).tolist() if module_name(trace.names[run]) == module]
+        ours = [run for run in np.unique(runs[runs >= 0]).tolist()
+                if (trace.names[run] == program if program else module_name(trace.names[run]) == module)]
         inside[here] = np.isin(runs, ours)
     return tracks[inside], found[inside]
 

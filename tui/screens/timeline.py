@@ -386,7 +386,7 @@ class TimelineScreen(WorkspaceScreen):
         """A name in a table: its events (an op's runs in its program) become the matches; the
         cursor goes to the next one in time."""
         if message.program is not None:
-            self.view.set_matches(*occurrences(self.trace, module_name(message.program), message.name))
+            self.view.set_matches(*occurrences(self.trace, module_name(message.program), message.name, message.program))
         else:
             self.view.set_matches(*events_of_name(self.trace, message.name))
         self._searched = None
