@@ -146,7 +146,16 @@ def test_bad_inputs_get_one_clear_line(tmp_path):
     _one_line_error(run("--summary", str(bad_gz)), "trace.json.gz")
     (tmp_path / "nothing").mkdir()
     _one_line_error(run("--summary", str(tmp_path / "nothing")), "nothing")
-    _one_line_error(run("--summary", str(FIXTURES / "mlp.hlo"), "extra"), "takes no arguments")
+    _one_line_error(run("--summary", str(FIXTURES / "mlp.hlo"), "extra"), "unrecognized arguments: extra")
+    _one_line_error(run("--profile-seconds", "soon", str(FIXTURES / "mlp.hlo")), "--profile-seconds", "'soon'")
+
+
+def test_options_may_follow_a_target_that_is_not_a_script():
+    """`xla-tui dump/ --summary --json`: only a script's TARGET takes the arguments after it."""
+    before = run("--summary", "--json", str(FIXTURES / "mlp.hlo"))
+    after = run(str(FIXTURES / "mlp.hlo"), "--summary", "--json")
+    assert before.returncode == after.returncode == 0, after.stderr
+    assert json.loads(after.stdout) == json.loads(before.stdout) and json.loads(after.stdout)["modules"]
 
 
 def test_loading_never_writes_into_the_input_folder(tmp_path):

@@ -22,15 +22,20 @@ TARGET is one of:
   LOGDIR                  a TensorBoard/JAX logdir (plugins/profile/<run>/)
   CAPTURE_DIR             a folder saved with --save from an earlier capture
 
-Options go before TARGET; everything after a script TARGET is passed to the script.
+Everything after a script TARGET is passed to the script, so xla-tui's options go before it;
+with any other TARGET they may go before or after it.
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="xla-tui", usage=USAGE, description=DESCRIPTION,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+def build_parser(script: bool = True) -> argparse.ArgumentParser:
+    """The command line; with `script` false, for a TARGET that is not a script: no SCRIPT_ARGS,
+    so options may follow TARGET (`xla-tui dump/ --summary`)."""
+    p = _Parser(prog="xla-tui", usage=USAGE, description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("target", metavar="TARGET", help="what to open (see above)")
-    p.add_argument("script_args", nargs=argparse.REMAINDER, metavar="SCRIPT_ARGS", help="arguments for a script TARGET")
+    if script:
+        p.add_argument("script_args", nargs=argparse.REMAINDER, metavar="SCRIPT_ARGS", help="arguments for a script TARGET")
+    else:
+        p.set_defaults(script_args=[])
     p.add_argument("--summary", action="store_true", help="print what was loaded instead of opening the UI")
     p.add_argument("--json", action="store_true", help="with --summary: print one JSON object")
     p.add_argument("--main", metavar="MODULE", help="the module to open first (name, label or number)")
@@ -46,6 +51,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Parser(argparse.ArgumentParser):
+    """A usage mistake is one line, like any other bad input (argparse adds the whole usage)."""
+
+    def error(self, message: str):
+        message = message.replace(", SCRIPT_ARGS", "")  # argparse counts the optional remainder as required
+        self.exit(2, f"xla-tui: {message} (see xla-tui --help)\n")
+
+
 def _positive_seconds(text: str) -> float:
     try:
         seconds = float(text)
@@ -57,7 +70,10 @@ def _positive_seconds(text: str) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     args = build_parser().parse_args(argv)
+    if args.script_args and not _is_script(args.target):
+        args = build_parser(script=False).parse_args(argv)
     if args.json and not args.summary:
         print("xla-tui: --json only goes with --summary", file=sys.stderr)
         return 2
@@ -106,6 +122,10 @@ def _exit_cleanly_on_hangup() -> None:
             signal.signal(signum, lambda number, frame: sys.exit(128 + number))
 
 
+def _is_script(target: str) -> bool:
+    return target.endswith(".py")
+
+
 def _capture(args):
     """Run a script TARGET and return its CaptureResult; None for any other TARGET."""
     from pathlib import Path
@@ -113,15 +133,12 @@ def _capture(args):
     from tui.model.errors import InputError
 
     target = Path(args.target)
-    if target.suffix == ".py":
+    if _is_script(args.target):
         from tui.model.capture import capture_script
 
         _exit_cleanly_on_hangup()
         return capture_script(target, args.script_args, save_to=args.save, profile=not args.no_profile,
                               profile_python=args.profile_python, profile_seconds=args.profile_seconds)
-    if args.script_args:
-        raise InputError(target, f"is not a script, so it takes no arguments (got {' '.join(args.script_args)!r}); "
-                                 "options go before TARGET")
     script_only = [flag for flag, given in (("--save", args.save), ("--no-profile", args.no_profile),
                                             ("--profile-seconds", args.profile_seconds),
                                             ("--profile-python", args.profile_python)) if given]
