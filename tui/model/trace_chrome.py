@@ -209,11 +209,13 @@ class _LazyArgs:
         cats = list(map(attrgetter("cat"), complete))
         if any(cats):
             keys = [(cat, (key,)) for cat, key in zip(cats, keys)]
-        first: dict = {}
+        first: dict = {}  # args -> the first event with them
         firsts = np.fromiter(map(first.setdefault, keys, count()), np.int64, len(keys))
-        distinct, ids = np.unique(firsts, return_inverse=True)
+        distinct = np.fromiter(first.values(), np.int64, len(first))  # in the order first seen: ascending
+        number = np.empty(len(keys), np.int32)
+        number[distinct] = np.arange(len(distinct), dtype=np.int32)
         self.entries = [keys[i] for i in distinct.tolist()]
-        self.ids = ids.astype(np.int32)
+        self.ids = number[firsts]
         self.nbytes += self.ids.nbytes + sum(
             len(entry) if isinstance(entry, bytes) else len(entry[0]) + sum(map(len, entry[1]))
             for entry in self.entries
