@@ -31,7 +31,6 @@ def test_occurrences_agree_with_the_profilers_own_stamps(links):
         for t, i in runs.events[:2]:
             args = links.trace.tracks[t].event_args(i)
             assert args["hlo_op"] == ins.name and args["hlo_module"] == links.module.name
-            assert links.instruction_of(t, i) is ins
         checked += runs.count > 0
     assert checked > 50
 
@@ -45,11 +44,9 @@ def test_statistics_of_one_op(links):
     assert runs.mean_ns == pytest.approx(sum(durations) / 3)
 
 
-def test_ops_that_never_ran_and_events_that_are_not_ops(links):
+def test_ops_that_never_ran(links):
     param = links.module.entry.parameters[0]
     assert links.occurrences(param).count == 0
-    python = next(t for t, track in enumerate(links.trace.tracks) if track.name == "python")
-    assert links.instruction_of(python, 0) is None
 
 
 def test_step_time_without_module_events_is_the_op_time(links):

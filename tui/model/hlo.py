@@ -121,10 +121,6 @@ class HloInstruction:
         return self.metadata.get("op_name", "")
 
     @property
-    def op_type(self) -> str:
-        return self.metadata.get("op_type", "")
-
-    @property
     def stack(self) -> list[StackFrame]:
         """The Python stack that created this op, innermost frame first (empty if unknown)."""
         frame_id = self.metadata.get("stack_frame_id")
@@ -201,11 +197,6 @@ class HloComputation:
         """What calls it: entry, fusion, while body/condition, branch, reducer, call, async, ... or unused."""
         return self.module.computation_kind(self)
 
-    @property
-    def execution_thread(self) -> str:
-        m = re.search(r'execution_thread="([^"]*)"', self.signature)
-        return m.group(1) if m else "main"
-
     def _compute_users(self) -> None:
         if self._users_done:
             return
@@ -274,11 +265,6 @@ class HloModule:
     def is_scheduled(self) -> bool:
         return self.attributes.get("is_scheduled") == "true"
 
-    @property
-    def schedule(self) -> list[HloInstruction]:
-        """The entry's instructions in program order (the printed order of a scheduled module)."""
-        return self.entry.instructions
-
     # -- call graph -----------------------------------------------------------
     @cached_property
     def _callers(self) -> dict[str, list[tuple[HloInstruction, str]]]:
@@ -340,10 +326,6 @@ class HloModule:
             # XLA prints each frame's parent as (1-based parent id) + 1, so 1 means "no parent".
             frames[fid] = (frame, int(f.get("parent_frame_id", 1)) - 1)
         return frames
-
-    @property
-    def has_stack_frames(self) -> bool:
-        return bool(self._sections.get("StackFrames"))
 
     def stack(self, frame_id: int) -> list[StackFrame]:
         """Frames from `frame_id` outwards; [] for an unknown (dangling) id."""

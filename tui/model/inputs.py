@@ -17,7 +17,6 @@ from tui.model.workspace import ModuleEntry, Workspace
 
 Progress = Callable[[str], None]
 
-TRACE_SUFFIXES = (".xplane.pb", ".trace.json", ".trace.json.gz", ".json", ".json.gz")
 HLO_TEXT_SUFFIXES = (".hlo", ".txt", ".hlotxt", ".mlir.hlo")
 
 
@@ -156,7 +155,6 @@ def _dump_modules(folder: Path, warnings: list[str]) -> list[ModuleEntry]:
             label=m.label, name=m.name, path=hlo_path,
             stage="after optimizations" if after else "before optimizations",
             other_stage_path=other, live_range_path=m.live_range, buffer_assignment_path=m.buffer_assignment,
-            memory_report_path=m.memory_report,
         ))
     return entries
 

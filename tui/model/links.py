@@ -116,10 +116,6 @@ class TraceLinks:
             self._found[ins.name] = found
         return found
 
-    def instruction_of(self, track_index: int, event_index: int) -> HloInstruction | None:
-        """The instruction an event ran, or None for events that are not this module's ops."""
-        return self.module.instruction(self.trace.tracks[track_index].event_name(event_index))
-
     def step_ns(self) -> tuple[int, str]:
         """Time the module ran in the profile, and where that figure comes from.
 

@@ -402,9 +402,6 @@ class Trace:
         """Process / device names, in display order."""
         return list(dict.fromkeys(track.group for track in self.tracks))
 
-    def tracks_in(self, group: str) -> list[Track]:
-        return [track for track in self.tracks if track.group == group]
-
     def decode_all(self, progress: Callable[[int, int], None] | None = None) -> None:
         """Decode every track now (a worker thread can call this with a progress callback,
         called after each track)."""

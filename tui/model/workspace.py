@@ -42,7 +42,6 @@ class ModuleEntry:
     other_stage_path: Path | None = None
     live_range_path: Path | None = None
     buffer_assignment_path: Path | None = None
-    memory_report_path: Path | None = None
     compiled_stats: dict = field(default_factory=dict)  # memory_analysis / cost_analysis from a capture
     _hlo: HloModule | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)

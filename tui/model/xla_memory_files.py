@@ -166,12 +166,6 @@ class BufferAssignment:
     def peak_buffers(self) -> list[tuple[str, int]]:
         return self.live_range.peak_buffers if self.live_range else []
 
-    def bytes_by_color(self) -> dict[int, int]:
-        totals: dict[int, int] = {}
-        for a in self.allocations:
-            totals[a.color] = totals.get(a.color, 0) + a.size
-        return totals
-
     def breakdown(self, host: bool = False) -> MemoryBreakdown:
         """Totals per kind for device memory, or host memory with `host=True`."""
         chosen = [a for a in self.allocations if a.is_host == host]

@@ -22,13 +22,7 @@ CATEGORY_COLORS: dict[str, str] = {
 }
 
 _STYLES = {name: Style(color=color) for name, color in CATEGORY_COLORS.items()}
-_BG_STYLES = {name: Style(color="#000000", bgcolor=color) for name, color in CATEGORY_COLORS.items()}
 
 
 def category_style(category: str) -> Style:
     return _STYLES.get(category, _STYLES["elementwise"])
-
-
-def category_bar_style(category: str) -> Style:
-    """Black text on the category colour: for bars and boxes."""
-    return _BG_STYLES.get(category, _BG_STYLES["elementwise"])
