@@ -213,3 +213,43 @@ ENTRY %main (a: bf16[4096,4096], b: bf16[4096,4096]) -> bf16[4096,4096] {
     assert all(trace.tracks[k].name.startswith("Stream") for k, _ in runs.events)
     step, where = links.step_ns()
     assert step == sum(d for _, m, _, _, d in oracle if m == "jit_matmul") and "GPU kernels" in where
+
+
+def test_tpu_program_runs_flow_from_their_enqueue(corpus):
+    """XProf's producer/consumer flows: a TPU host's `DoEnqueueProgram` names (in its hidden `_pt`
+    / `_p` stats) the context its device's `XLA Modules` run consumes (`_ct` / `_c`). Checked
+    against ProfileData read directly, both ways."""
+    from jaxlib import _profile_data
+
+    from tui.model.links import correlated
+
+    path = corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb"
+    producers, consumers, context_of = {}, {}, {}
+    for plane in _profile_data.ProfileData.from_file(str(path)).planes:
+        for line in plane.lines:
+            for event in line.events:
+                stats = dict(event.stats)
+                where = (plane.name, line.name, event.name, round(event.start_ns))
+                if "_p" in stats:
+                    producers.setdefault((stats["_pt"], stats["_p"]), set()).add(where)
+                if "_c" in stats:
+                    consumers.setdefault((stats["_ct"], stats["_c"]), set()).add(where)
+                    context_of[where] = (stats["_ct"], stats["_c"])
+    trace = load_trace(path)
+
+    def described(pairs):
+        return {(t.group, t.name, t.event_name(i), int(t.start_ns[i])) for t, i in ((trace.tracks[k], i) for k, i in pairs)}
+
+    runs = next(k for k, t in enumerate(trace.tracks) if (t.group, t.name) == ("/device:TPU:1", "XLA Modules"))
+    checked = 0
+    for i in range(0, trace.tracks[runs].count, 17):
+        run = (runs, i)
+        context = context_of[next(iter(described([run])))]
+        linked = correlated(trace, *run)
+        assert described(linked) == producers[context]  # the run consumes what its enqueue produced
+        assert {name for _, _, name, _ in producers[context]} == {"DoEnqueueProgram"}
+        for enqueue in linked:
+            assert run in correlated(trace, *enqueue)
+            assert consumers[context] <= described(correlated(trace, *enqueue))
+        checked += 1
+    assert checked >= 5

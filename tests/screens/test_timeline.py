@@ -558,6 +558,30 @@ async def test_flows_link_a_gpu_kernel_and_its_launch(corpus):
         assert view.cursor == kernel and app.selection.event == kernel
 
 
+async def test_a_tpu_program_run_flows_back_to_its_enqueue(corpus):
+    """XProf's producer/consumer arrows: a device's `XLA Modules` run lists the host's
+    `DoEnqueueProgram` that queued it; `[` goes there and `]` comes back."""
+    app = XlaTuiApp(corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb")
+    async with app.run_test(size=(160, 45)) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        runs = next(k for k, t in enumerate(trace.tracks) if (t.group, t.name) == ("/device:TPU:0", "XLA Modules"))
+        run = (runs, 10)
+        view.show_event(*run)
+        await pilot.press("enter")
+        await settle(pilot)
+        flows = [value for key, value, _ in app.screen.panel.details if key == "flow"]
+        assert len(flows) == 1 and flows[0].startswith("← DoEnqueueProgram on /host:CPU")
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        enqueue = view.cursor
+        assert trace.tracks[enqueue[0]].event_name(enqueue[1]) == "DoEnqueueProgram" and app.selection.event == enqueue
+        assert trace.tracks[enqueue[0]].start_ns[enqueue[1]] < trace.tracks[runs].start_ns[10]
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert view.cursor == run and app.selection.event == run
+
+
 async def test_events_without_flows_offer_none():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:

@@ -244,24 +244,51 @@ def events_of_name(trace: Trace, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def correlated(trace: Trace, track_index: int, event: int) -> list[tuple[int, int]]:
-    """(track index, event index), in time order, of the other events that share this event's
-    correlation id: a GPU kernel and the host's launch of it (XProf's flow arrows; the stat is
-    `correlation_id` in an xplane, `correlation` in a PyTorch profiler trace). Each track reads
-    the stat once, the first time an event with one is asked about."""
-    args = trace.tracks[track_index].event_args(event)
-    key = next((key for key in CORRELATION_KEYS if args.get(key) is not None), None)
-    if key is None:  # most events: nothing to read further
-        return []
-    wanted = str(args[key])
-    found = []
+    """(track index, event index), in time order, of the events XProf joins to this one with a
+    flow arrow:
+
+    - those sharing its correlation id: a GPU kernel and the host's launch of it (the stat is
+      `correlation_id` in an xplane, `correlation` in a PyTorch profiler trace);
+    - those at the other end of its producer/consumer contexts: a producer's `_pt`/`_p` (type,
+      id) are its consumers' `_ct`/`_c`, as a TPU host's `DoEnqueueProgram` and the device's
+      `XLA Modules` run of it. Followed where the profile has devices: on a CPU-only profile
+      nearly every thunk has contexts, and finding one's partner would read every event's stats.
+
+    Each track reads a stat once, the first time an event with one is asked about."""
+    track = trace.tracks[track_index]
+    stats = track.event_stats(event, CORRELATION_KEYS + _CONTEXT_KEYS)
+    found: set[tuple[int, int]] = set()
+    key = next((key for key in CORRELATION_KEYS if key in stats), None)
+    if key is not None:
+        found.update(_events_with(trace, key, stats[key]))
+    if any(t.group.startswith("/device:") for t in trace.tracks):
+        for own_id, own_type, other_id, other_type in _CONTEXTS:
+            if own_id in stats:
+                found.update(_events_with(trace, other_id, stats[own_id], other_type, stats.get(own_type)))
+    found.discard((track_index, event))
+    return sorted(found, key=lambda pair: int(trace.tracks[pair[0]].start_ns[pair[1]]))
+
+
+_CONTEXT_KEYS = ("_p", "_pt", "_c", "_ct")
+_CONTEXTS = (("_p", "_pt", "_c", "_ct"), ("_c", "_ct", "_p", "_pt"))  # a producer's consumers; a consumer's producers
+
+
+def _events_with(trace: Trace, key: str, value, type_key: str | None = None, type_value=None):
+    """(track index, event index) of every event whose `key` stat is `value` (and `type_key` stat
+    `type_value`, when given)."""
+    wanted, wanted_type = str(value), str(type_value)
     for k, other in enumerate(trace.tracks):
         if not other.count:
             continue
-        other_codes, other_values = other.stat_codes(key)
-        if wanted in other_values:
-            code = other_values.index(wanted)
-            found += [(k, int(i)) for i in np.flatnonzero(other_codes == code) if (k, int(i)) != (track_index, event)]
-    return sorted(found, key=lambda pair: int(trace.tracks[pair[0]].start_ns[pair[1]]))
+        codes, values = other.stat_codes(key)
+        if wanted not in values:
+            continue
+        hits = np.flatnonzero(codes == values.index(wanted))
+        if type_key is not None:
+            type_codes, types = other.stat_codes(type_key)
+            right = np.array([types[c] == wanted_type if c >= 0 else False for c in type_codes[hits].tolist()], bool)
+            hits = hits[right] if len(hits) else hits
+        yield from ((k, i) for i in hits.tolist())
 
 
 def kernel_tracks(trace: Trace) -> list[int]:

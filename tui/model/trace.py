@@ -199,6 +199,17 @@ class Track:
             return {}
         return cols.args_of(i if cols.source is None else int(cols.source[i]))
 
+    def event_stats(self, i: int, keys: tuple[str, ...]) -> dict:
+        """These stats of event `i`, where it has them, hidden ones included (an xplane's `_p` /
+        `_c`, which the args leave out)."""
+        cols = self.decode()
+        if cols.args_of is None:
+            return {}
+        position = i if cols.source is None else int(cols.source[i])
+        raw = getattr(cols.args_of, "raw", cols.args_of)
+        stats = raw(position)
+        return {key: stats[key] for key in keys if stats.get(key) is not None}
+
     def stat_codes(self, key: str) -> tuple[np.ndarray, list[str]]:
         """One stat of every event: (per event, in this track's order, the index of its value in
         the list, -1 where it has none; the distinct values as text). Read from the source in one

@@ -100,7 +100,8 @@ def _device(name: str, stats: dict) -> Device:
 
 class _LineStats:
     """A line's event stats, read from ProfileData when asked (`data` keeps `line` valid): all of
-    one event's (a selection), or one stat of every event (`column`, for op tables)."""
+    one event's (a selection; `raw` with XProf's hidden ones, such as the `_p`/`_c` producer and
+    consumer ids), or one stat of every event (`column`, for op tables)."""
 
     def __init__(self, data, line):
         self._data, self._line = data, line
@@ -114,6 +115,10 @@ class _LineStats:
             if name is not None and not name.startswith("_") and name not in args:
                 args[name] = value
         return args
+
+    def raw(self, position: int) -> dict:
+        event = next(islice(self._line.events, position, None))
+        return {name: value for name, value in event.stats if name is not None}
 
     def column(self, key: str) -> list:
         """Each event's `key` stat, or None, in the line's order."""

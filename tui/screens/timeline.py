@@ -185,21 +185,28 @@ class TimelineScreen(WorkspaceScreen):
 
     @work(thread=True, exclusive=True, group="timeline-event")
     def _read_event(self, track_index: int, event: int) -> None:
+        """The event's stats and instruction, then its flows (the first search for those in a
+        profile reads a stat of every event: the instruction need not wait for it)."""
         track = self.trace.tracks[track_index]
-        flows = []
         try:
             args = track.event_args(event)
             link = instruction_for_event(self.workspace, track, event)
-            flows = correlated(self.trace, track_index, event)
         except InputError as error:  # the file changed since it was loaded, or a module is bad
-            args, link = {"cannot read stats": str(error)}, None
-        self.app.call_from_thread(self._event_read, track_index, event, args, link, flows)
+            self.app.call_from_thread(self._event_read, track_index, event, {"cannot read stats": str(error)}, None)
+            return
+        self.app.call_from_thread(self._event_read, track_index, event, args, link)
+        try:
+            flows = correlated(self.trace, track_index, event)
+        except InputError:
+            return
+        if flows:
+            self.app.call_from_thread(self._flows_read, track_index, event, args, link, flows)
 
-    def _event_read(self, track_index: int, event: int, args: dict, link, flows: list[tuple[int, int]]) -> None:
+    def _event_read(self, track_index: int, event: int, args: dict, link) -> None:
         """The chosen event's stats and instruction are known: show them, and select it."""
         self._link = (track_index, event, link)
-        self._flows = (track_index, event, list(flows))
-        self.refresh_bindings()  # `]` shows while the selection has a flow
+        self._flows = (track_index, event, [])
+        self.refresh_bindings()
         self.panel.show_info(self._cursor_line())
         if self.view.cursor == (track_index, event):
             self._show_event(track_index, event, args, link)
@@ -207,6 +214,14 @@ class TimelineScreen(WorkspaceScreen):
         if link is not None:
             changes |= {"module": link[0], "instruction": link[1]}
         self.app.select(**changes)
+
+    def _flows_read(self, track_index: int, event: int, args: dict, link, flows: list[tuple[int, int]]) -> None:
+        if self._link is None or self._link[:2] != (track_index, event):
+            return  # another event was chosen since
+        self._flows = (track_index, event, flows)
+        self.refresh_bindings()  # `]` shows while the selection has a flow
+        if self.view.cursor == (track_index, event):
+            self._show_event(track_index, event, args, link)
 
     def _show_event(self, track_index: int, event: int, args: dict | None, link) -> None:
         trace = self.trace
@@ -242,7 +257,8 @@ class TimelineScreen(WorkspaceScreen):
         """`]` follows the selected event's flow forward in time (a launch to its kernel), `[` back."""
         track_index, event, flows = self._flows
         if not flows or self.view.cursor != (track_index, event):
-            self.notify("Select an event with Enter first: flows link a GPU kernel and its launch", timeout=3)
+            self.notify("Select an event with Enter first: flows link a GPU kernel and its launch, a TPU program's"
+                        " run and its enqueue", timeout=3)
             return
         start = int(self.trace.tracks[track_index].start_ns[event])
         starts = [int(self.trace.tracks[k].start_ns[i]) for k, i in flows]
