@@ -621,3 +621,64 @@ def test_hlo_module_proto_is_not_an_xspace(tmp_path):
     path = tmp_path / "module.pb"
     path.write_bytes(lowered.compiler_ir("hlo").as_serialized_hlo_module_proto())
     one_line_error(path, "not an XSpace")
+
+
+def test_chrome_flow_events_link_the_slices_they_bind_to(tmp_path):
+    """Flow events (v1: `s` starts, `t` steps, `f` ends a flow of one id, cat and name) bind to
+    a slice of their thread as Perfetto binds them: `s`/`t` to the innermost slice running at
+    their time, `f` with `"bp": "e"` too, a plain `f` to the next slice to start there."""
+    from tui.model.links import correlated
+
+    def x(tid, ts, dur, name):
+        return {"ph": "X", "pid": 1, "tid": tid, "ts": ts, "dur": dur, "name": name}
+
+    def flow(ph, tid, ts, id, **more):
+        return {"ph": ph, "pid": 1, "tid": tid, "ts": ts, "id": id, "cat": "c", "name": "n", **more}
+
+    events = [
+        x(1, 0, 10, "outer"), x(1, 2, 3, "launch"), x(1, 20, 5, "later"),
+        x(2, 8, 4, "kernel"), x(2, 14, 2, "between"), x(2, 30, 2, "next"),
+        x(3, 30, 1, "step"), x(3, 40, 1, "end"),
+        flow("s", 1, 3, 7), flow("f", 2, 9, 7, bp="e"),  # launch -> kernel (enclosing)
+        flow("s", 1, 21, 8), flow("f", 2, 23, 8),  # later -> next (the next slice to start on thread 2)
+        flow("s", 1, 1, 9), flow("t", 3, 30.5, 9), flow("f", 3, 35, 9),  # outer -> step -> end (next slice)
+        flow("s", 1, 3, 7, cat="other"),  # another cat: another flow, never ended
+        flow("f", 4, 3, 7, bp="e"),  # a thread with no slices: nothing to bind to
+    ]
+    path = tmp_path / "flows.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    trace = load_trace(path)
+    assert trace.event_count == 8
+
+    def at(name):
+        return next((k, i) for k, t in enumerate(trace.tracks) for i in range(t.count) if t.event_name(i) == name)
+
+    def linked(name):
+        return sorted(trace.tracks[k].event_name(i) for k, i in correlated(trace, *at(name)))
+
+    assert linked("launch") == ["kernel"] and linked("kernel") == ["launch"]
+    assert linked("outer") == ["step"] and linked("step") == ["end", "outer"] and linked("end") == ["step"]
+    assert linked("later") == ["next"]  # a plain `f` binds to the next slice at or after it
+    assert linked("next") == ["later"] and linked("between") == []
+
+
+def test_kineto_flows_join_each_launch_to_its_kernel(corpus):
+    """A PyTorch profiler trace draws a flow (`ac2g`) from each kernel launch to its kernel; the
+    events it joins share a `correlation` arg, which checks every link."""
+    from tui.model.trace_flows import flow_links
+
+    path = corpus / "traces" / "non_xla" / "pytorch_kineto_torch_compile_triton.trace.json.gz"
+    raw = json.loads(gzip.decompress(path.read_bytes()))["traceEvents"]
+    phases = defaultdict(set)
+    for event in raw:
+        if event.get("ph") in ("s", "f"):
+            phases[event["id"]].add(event["ph"])
+    started_and_ended = sum(seen == {"s", "f"} for seen in phases.values())
+    trace = load_trace(path)
+    links = flow_links(trace)
+    pairs = {tuple(sorted([a, b])) for a, partners in links.items() for b in partners}
+    assert len(pairs) == started_and_ended > 0
+    for a, b in pairs:
+        args = [trace.tracks[k].event_args(i) for k, i in (a, b)]
+        assert args[0]["correlation"] == args[1]["correlation"]
+        assert {trace.tracks[k].name.split()[0] for k, _ in (a, b)} == {"thread", "stream"}

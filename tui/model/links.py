@@ -29,6 +29,7 @@ import numpy as np
 
 from tui.model.hlo import HloInstruction, HloModule
 from tui.model.trace import NameStats, Trace, Track, name_stats
+from tui.model.trace_flows import flow_links
 from tui.model.workspace import ModuleEntry, Workspace
 
 MODULES_TRACK = "XLA Modules"
@@ -265,6 +266,7 @@ def correlated(trace: Trace, track_index: int, event: int) -> list[tuple[int, in
         for own_id, own_type, other_id, other_type in _CONTEXTS:
             if own_id in stats:
                 found.update(_events_with(trace, other_id, stats[own_id], other_type, stats.get(own_type)))
+    found.update(flow_links(trace).get((track_index, event), ()))
     found.discard((track_index, event))
     return sorted(found, key=lambda pair: int(trace.tracks[pair[0]].start_ns[pair[1]]))
 

@@ -400,6 +400,7 @@ class Trace:
         self._span: tuple[int, int] | None = None
         self._lanes: TraceLanes | None = None
         self._args_nbytes = args_nbytes  # args a reader keeps in memory (Chrome JSON)
+        self.flow_points: list = []  # a Chrome trace's flow events (trace_flows.FlowPoint)
 
     def __repr__(self) -> str:
         return f"Trace({self.path!r}, {self.event_count} events, {len(self.tracks)} tracks)"

@@ -2,9 +2,9 @@
 
 msgspec decodes the events into typed structs (about 3x faster than json.load) and the fields
 are pulled into NumPy columns with `map(attrgetter(...))`; args are read from the file again
-when an event is first selected (see _LazyArgs). Phases: X (complete), B/E (matched per thread, innermost first), i/I (instants),
-C (counters), M (process/thread names and sort order); others (flows, async) are skipped.
-`ts`/`dur` are microseconds.
+when an event is first selected (see _LazyArgs). Phases: X (complete), B/E (matched per thread,
+innermost first), i/I (instants), C (counters), M (process/thread names and sort order), s/t/f
+(flows, see trace_flows); others (async) are skipped. `ts`/`dur` are microseconds.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import numpy as np
 
 from tui.model.errors import InputError
 from tui.model.trace import CounterTrack, NameTable, Trace, Track
+from tui.model.trace_flows import FlowPoint
 
 # XLA's xplane -> trace JSON conversion (which writes JAX's *.trace.json.gz and so its
 # perfetto_trace.json.gz) keeps exactly the first N events by start time and drops the rest:
@@ -35,7 +36,8 @@ def _event_struct(ids: type) -> type:
     return msgspec.defstruct(
         "_Event",
         [("ph", str, ""), ("name", str, ""), ("cat", str, ""), ("pid", ids, 0), ("tid", ids, 0),
-         ("ts", float, 0.0), ("dur", float, -1.0), ("id", int | str | None, None), ("args", msgspec.Raw, msgspec.Raw())],
+         ("ts", float, 0.0), ("dur", float, -1.0), ("id", int | str | None, None), ("bp", str, ""),
+         ("args", msgspec.Raw, msgspec.Raw())],
         gc=False,
     )
 
@@ -104,6 +106,7 @@ class _Host:
         self.pairs = self._match(by_phase["BE"])
         self.instants = by_phase["i"]
         self.counters = by_phase["C"]
+        self.flows = by_phase["s"] + by_phase["t"] + by_phase["f"]
 
     def _metadata(self, events: list[_Event]):
         process: dict = defaultdict(dict)
@@ -269,8 +272,9 @@ def _columns(start, dur, name_id, args_of):
     return start, dur, name_id, args_of
 
 
-def _tracks(host: _Host, table: NameTable, lock) -> tuple[list[Track], Callable[[], int] | None]:
-    """The host's tracks, and a function giving the bytes their args take in memory."""
+def _tracks(host: _Host, table: NameTable, lock, first: int) -> tuple[list[Track], Callable[[], int] | None, list[FlowPoint]]:
+    """The host's tracks (the trace's from `first` on), a function giving the bytes their args
+    take in memory, and its flow events on threads that have slices."""
     complete, pairs = host.complete, host.pairs
     run_keys, run_lengths = _thread_runs(complete)
     pair_keys = [_KEY(b) for b, _ in pairs]
@@ -310,7 +314,9 @@ def _tracks(host: _Host, table: NameTable, lock) -> tuple[list[Track], Callable[
         tracks.append(
             Track(host.group(key[0]), host.track_name(key), len(sel), table, lock, load, (marks_ns, marks_id))
         )
-    return tracks, (partial(_args_nbytes, args, 4 * n) if has_args else None)
+    flows = [FlowPoint(first + index[_KEY(e)], int(np.rint(e.ts * 1000.0)), e.ph, e.bp == "e", (e.id, e.cat, e.name))
+             for e in host.flows if e.id is not None and _KEY(e) in index]
+    return tracks, (partial(_args_nbytes, args, 4 * n) if has_args else None), flows
 
 
 def _thread_runs(events: list) -> tuple[list, np.ndarray]:
@@ -360,11 +366,12 @@ def _cut_steps(tracks: list[Track], span: tuple[int, int]) -> list[str]:
 def read_chrome(files: list[Path]) -> Trace:
     """One Chrome trace, or several hosts' traces of one run (each on its own clock)."""
     table, lock = NameTable(), threading.RLock()
-    tracks, counters, warnings, args_sizes = [], [], [], []
+    tracks, counters, warnings, args_sizes, flows = [], [], [], [], []
     for path in files:
         host = _Host(path, None if len(files) == 1 else path.name.split(".")[0])
-        host_tracks, args_size = _tracks(host, table, lock)
+        host_tracks, args_size, host_flows = _tracks(host, table, lock, len(tracks))
         tracks += host_tracks
+        flows += host_flows
         args_sizes += [args_size] if args_size else []
         counters += _counter_tracks(host)
         warnings += host.warnings
@@ -387,4 +394,6 @@ def read_chrome(files: list[Path]) -> Trace:
     def args_nbytes() -> int:
         return sum(size() for size in args_sizes)
 
-    return Trace(path, "chrome", tracks, table, lock, {}, warnings, counters, args_nbytes)
+    trace = Trace(path, "chrome", tracks, table, lock, {}, warnings, counters, args_nbytes)
+    trace.flow_points = flows
+    return trace
