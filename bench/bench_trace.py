@@ -26,7 +26,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from make_profile import newest_run  # noqa: E402
 
-from tui.model.trace import load_trace  # noqa: E402
+from tui.model.trace import load_trace, return_freed_memory  # noqa: E402
 
 
 def interleaved_medians(fns: dict, runs: int) -> dict[str, float]:
@@ -122,18 +122,23 @@ def main() -> None:
 
 
 def rss_report(path: Path) -> None:
-    """Bytes per event: what the model counts, and how much the process grew."""
-    import msgspec  # noqa: F401  (imported before the baseline: the model's own imports)
+    """Bytes per event: what the model counts, how much the process grew, and how much once the
+    app has let an xplane's parsed data go (Trace.let_go_idle, after 30 s without a stats read)."""
+    import jaxlib._profile_data  # noqa: F401  (imported before the baseline: the model's own imports)
+    import msgspec  # noqa: F401
     import numpy  # noqa: F401
 
     gc.collect()
     before = rss_bytes()
     trace = load_and_decode(path)
     trace.aggregate()  # builds the lane indexes and self times
+    return_freed_memory()  # as the timeline does once its tracks are decoded
     grown = rss_bytes() - before
+    trace.let_go_idle(0.0)
+    idle = rss_bytes() - before
     print(
         f"{trace.nbytes() / trace.event_count:6.1f} bytes/event in columns, indexes, strings and args;"
-        f" the process grew {grown / trace.event_count:6.1f} bytes/event"
+        f" the process grew {grown / trace.event_count:6.1f} bytes/event, {idle / trace.event_count:6.1f} once idle"
     )
 
 

@@ -22,6 +22,7 @@ from tui.screens.palette import WorkspaceCommands
 from tui.screens.timeline import TimelineScreen
 
 SCREENS = {"graph": "Graph", "details": "Details", "memory": "Memory", "timeline": "Timeline"}
+LET_GO_EVERY_S = 10.0  # how often an idle xplane's parsed data is checked for freeing (Trace.let_go_idle)
 
 
 class XlaTuiApp(App):
@@ -57,6 +58,7 @@ class XlaTuiApp(App):
         self._freezing: bool | None = None  # whether this app froze what it loaded (see keep_loaded)
 
     def on_mount(self) -> None:
+        self.set_interval(LET_GO_EVERY_S, self._let_go_idle)
         if self._preloaded is not None:
             self._adopt(self._preloaded)
         elif self.paths:
@@ -105,6 +107,17 @@ class XlaTuiApp(App):
             self._freezing = gc.get_freeze_count() == 0
         if self._freezing:
             gc.freeze()
+
+    def _let_go_idle(self) -> None:
+        trace = self.workspace.trace if self.workspace is not None else None
+        if trace is not None and trace.let_go_sources is not None:
+            self._let_go(trace)
+
+    @work(thread=True, exclusive=True, group="let-go", exit_on_error=False)
+    def _let_go(self, trace) -> None:
+        """An xplane's ProfileData, unused for a while, is freed (Trace.let_go_idle): off the UI
+        thread, as freeing a few hundred MB takes a moment."""
+        trace.let_go_idle()
 
     def on_unmount(self) -> None:
         if self._freezing:

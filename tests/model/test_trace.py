@@ -682,3 +682,30 @@ def test_kineto_flows_join_each_launch_to_its_kernel(corpus):
         args = [trace.tracks[k].event_args(i) for k, i in (a, b)]
         assert args[0]["correlation"] == args[1]["correlation"]
         assert {trace.tracks[k].name.split()[0] for k, _ in (a, b)} == {"thread", "stream"}
+
+
+def test_an_xplanes_parsed_data_is_let_go_and_parsed_again_for_stats(tmp_path):
+    """ProfileData holds about 7x the file: once every track has decoded and it has not been read
+    for a while it can go (the app asks every few seconds), and a later stats read parses the
+    file again and gives the same stats; a file changed since the load gets one clear error
+    instead of stats read from the wrong events."""
+    import shutil
+
+    from conftest import FIXTURES
+
+    path = tmp_path / "host.xplane.pb"
+    shutil.copy(FIXTURES / "transformer" / "profile" / "host.xplane.pb", path)
+    trace = load_trace(path)
+    track = max(trace.tracks, key=lambda t: t.count)
+    source = track.decode().args_of._source  # the file's ProfileData, shared by its tracks
+    some = [i for i in range(track.count) if track.event_args(i)][:5]
+    before = [track.event_args(i) for i in some]
+    assert before and not trace.let_go_idle(0.0) and source.parsed  # other tracks are still to decode
+    trace.decode_all()
+    assert not trace.let_go_idle(60.0) and source.parsed  # read just now
+    assert trace.let_go_idle(0.0) and not source.parsed
+    assert [track.event_args(i) for i in some] == before and source.parsed
+    assert trace.let_go_idle(0.0) and not source.parsed
+    path.write_bytes(path.read_bytes() + b"\0")
+    with pytest.raises(InputError, match="changed since it was loaded"):
+        track.event_args(some[0])

@@ -9,9 +9,11 @@ the timeline costs a few searchsorted calls, whatever the trace's size.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import os
 import re
+import sys
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -33,6 +35,17 @@ def op_display_name(name: str) -> str:
         if match:
             return match.group(1)
     return name
+
+
+def return_freed_memory() -> None:
+    """Hand memory just freed back to the system. glibc keeps freed pages in the process: after
+    an xplane's ProfileData is freed, RSS stays at 320 MB without this and drops to 92 MB with
+    it; loading and decoding a JSON trace leave about 55 bytes per event behind."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None).malloc_trim(0)
+        except (OSError, AttributeError):  # not glibc
+            pass
 
 
 @contextmanager
@@ -401,9 +414,16 @@ class Trace:
         self._lanes: TraceLanes | None = None
         self._args_nbytes = args_nbytes  # args a reader keeps in memory (Chrome JSON)
         self.flow_points: list = []  # a Chrome trace's flow events (trace_flows.FlowPoint)
+        self.let_go_sources: Callable[[float], bool] | None = None  # see let_go_idle
 
     def __repr__(self) -> str:
         return f"Trace({self.path!r}, {self.event_count} events, {len(self.tracks)} tracks)"
+
+    def let_go_idle(self, idle_s: float = 30.0) -> bool:
+        """Free what the reader holds only to read stats again (an xplane's ProfileData, several
+        times the file) once every track is decoded and nothing read it for `idle_s`; it comes
+        back, parsed again, on the next stats read. True if anything was freed."""
+        return self.let_go_sources(idle_s) if self.let_go_sources is not None else False
 
     @property
     def names(self) -> list[str]:

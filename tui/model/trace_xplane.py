@@ -2,16 +2,20 @@
 
 ProfileData hands out events one Python object at a time (about 1 us each with name, start and
 duration), so loading only parses the file and counts each line's events; a line's columns are
-decoded when its track is first used. Event stats are read again on selection. ProfileData does
-not expose XSpace's `errors`/`warnings` (where the GPU tracer reports dropped events), so the
-file's top-level fields are walked for those strings; the planes themselves are skipped by length.
+decoded when its track is first used. Event stats are read again on selection. ProfileData
+holds the whole XSpace, about 7x the file: once every line is decoded it can be let go
+(Trace.let_go_idle) and parsed again when stats are read later (see _Source). ProfileData does not expose XSpace's
+`errors`/`warnings` (where the GPU tracer reports dropped events), so the file's top-level
+fields are walked for those strings; the planes themselves are skipped by length.
 """
 
 from __future__ import annotations
 
 import re
 import threading
+import time
 from collections import defaultdict
+from contextlib import contextmanager
 from functools import partial
 from itertools import islice
 from operator import attrgetter, itemgetter
@@ -21,7 +25,7 @@ import numpy as np
 
 from tui.model.errors import InputError
 from tui.model.protowire import top_level_fields
-from tui.model.trace import CounterTrack, Device, NameTable, Trace, Track, op_display_name
+from tui.model.trace import CounterTrack, Device, NameTable, Trace, Track, op_display_name, return_freed_memory
 
 _FIELDS = attrgetter("name", "start_ns", "duration_ns")
 _MEMORY_EVENTS = frozenset({"MemoryAllocation", "MemoryDeallocation"})
@@ -49,6 +53,73 @@ def space_notes(raw: bytes) -> dict[int, list[str]] | None:
     return notes
 
 
+class _Source:
+    """A host's file as ProfileData, parsed while something reads it.
+
+    ProfileData keeps the whole XSpace in memory (240 MB for a 32 MB, 590k-event profile). It
+    stays while lines are left to decode; once none are, `let_go` (Trace.let_go_idle, which the
+    app calls now and then) frees it when it has not been read for a while. It is parsed from
+    the file again when stats are read later (a selection, an op table, flows: about 0.3 s for
+    that file), unless the file changed since. Lines and planes keep their ProfileData alive, so
+    readers get them inside `open()` and keep none.
+    """
+
+    def __init__(self, path: Path, data):
+        self._path, self._data = path, data
+        self._stamp = _stamp(path)
+        self.undecoded = 0  # lines whose tracks have not decoded yet
+        self._readers = 0
+        self._used = time.monotonic()
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def open(self):
+        """The ProfileData, parsed again if it was let go; kept at least until the block ends."""
+        with self._lock:
+            if self._data is None:
+                if _stamp(self._path) != self._stamp:
+                    raise InputError(self._path, "changed since it was loaded: load it again to see its stats")
+                self._data = _profile_data().from_file(str(self._path))
+            self._readers += 1
+            data = self._data
+        try:
+            yield data
+        finally:
+            with self._lock:
+                self._readers -= 1
+                self._used = time.monotonic()
+
+    def line(self, data, plane: int, line: int):
+        """Line `line` of plane `plane` (positions in ProfileData's order) of `data`, from `open()`."""
+        return next(islice(next(islice(data.planes, plane, None)).lines, line, None))
+
+    def line_decoded(self) -> None:
+        with self._lock:
+            self.undecoded -= 1
+            self._used = time.monotonic()
+
+    def let_go(self, idle_s: float) -> bool:
+        """Free the ProfileData if every line is decoded and nothing read it for `idle_s`."""
+        with self._lock:
+            if self._data is None or self._readers or self.undecoded > 0 or time.monotonic() - self._used < idle_s:
+                return False
+            self._data = None
+        return_freed_memory()
+        return True
+
+    @property
+    def parsed(self) -> bool:
+        return self._data is not None
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_size, stat.st_mtime_ns
+
+
 class _Host:
     """One host's parsed file."""
 
@@ -63,12 +134,13 @@ class _Host:
         if notes is None:
             raise InputError(path, "not an XSpace profile (truncated, or not a protobuf message)")
         try:
-            self.data = _profile_data().from_serialized_xspace(raw)
+            data = _profile_data().from_serialized_xspace(raw)
         except Exception as error:  # ProfileData raises RuntimeError on a failed parse
             raise InputError(path, f"not an XSpace profile ({error})") from None
+        self.source = _Source(path, data)
         self.notes = [f"{path.name}: profiler error: {text}" for text in notes[_ERRORS]]
         self.notes += [f"{path.name}: profiler warning: {text}" for text in notes[_WARNINGS]]
-        self.planes = list(self.data.planes)
+        self.planes = list(data.planes)  # for the load only (they keep `data` alive)
         environment = next((p for p in self.planes if p.name == _TASK_ENVIRONMENT), None)
         stats = _stats(environment) if environment is not None else {}
         self.start_time = stats.get("profile_start_time")
@@ -99,30 +171,36 @@ def _device(name: str, stats: dict) -> Device:
 
 
 class _LineStats:
-    """A line's event stats, read from ProfileData when asked (`data` keeps `line` valid): all of
-    one event's (a selection; `raw` with XProf's hidden ones, such as the `_p`/`_c` producer and
-    consumer ids), or one stat of every event (`column`, for op tables)."""
+    """A line's event stats, read from ProfileData when asked: all of one event's (a selection;
+    `raw` with XProf's hidden ones, such as the `_p`/`_c` producer and consumer ids), or one stat
+    of every event (`column`, for op tables)."""
 
-    def __init__(self, data, line):
-        self._data, self._line = data, line
+    def __init__(self, source: _Source, plane: int, line: int):
+        self._source, self._plane, self._line = source, plane, line
+
+    def _stats(self, position: int) -> tuple[str, list]:
+        with self._source.open() as data:
+            event = next(islice(self._source.line(data, self._plane, self._line).events, position, None))
+            return event.name, list(event.stats)
 
     def __call__(self, position: int) -> dict:
-        event = next(islice(self._line.events, position, None))
+        name, stats = self._stats(position)
         args = {}
-        if op_display_name(event.name) != event.name:
-            args["long_name"] = event.name
-        for name, value in event.stats:
-            if name is not None and not name.startswith("_") and name not in args:
-                args[name] = value
+        if op_display_name(name) != name:
+            args["long_name"] = name
+        for key, value in stats:
+            if key is not None and not key.startswith("_") and key not in args:
+                args[key] = value
         return args
 
     def raw(self, position: int) -> dict:
-        event = next(islice(self._line.events, position, None))
-        return {name: value for name, value in event.stats if name is not None}
+        return {key: value for key, value in self._stats(position)[1] if key is not None}
 
     def column(self, key: str) -> list:
         """Each event's `key` stat, or None, in the line's order."""
-        return [next((value for name, value in event.stats if name == key), None) for event in self._line.events]
+        with self._source.open() as data:
+            events = self._source.line(data, self._plane, self._line).events
+            return [next((value for name, value in event.stats if name == key), None) for event in events]
 
 
 class _MemoryCounters:
@@ -153,17 +231,22 @@ class _MemoryCounters:
         return out
 
 
-def _decode_line(data, line, group: str, shift: int, table: NameTable, memory: _MemoryCounters):
-    rows = list(map(_FIELDS, line.events))
-    n = len(rows)
-    names = list(map(itemgetter(0), rows))
-    start = np.rint(np.fromiter(map(itemgetter(1), rows), np.float64, n)).astype(np.int64) + shift
-    dur = np.rint(np.fromiter(map(itemgetter(2), rows), np.float64, n)).astype(np.int64)
-    known = len(table.names)
-    name_id = table.ids(names)
-    _note_steps(line, name_id, known, table)
-    memory.collect(group, line, table, name_id, start)
-    return start, dur, name_id, _LineStats(data, line)
+def _decode_line(source: _Source, plane: int, index: int, group: str, shift: int, table: NameTable,
+                 memory: _MemoryCounters):
+    with source.open() as data:
+        line = source.line(data, plane, index)
+        rows = list(map(_FIELDS, line.events))
+        n = len(rows)
+        names = list(map(itemgetter(0), rows))
+        start = np.rint(np.fromiter(map(itemgetter(1), rows), np.float64, n)).astype(np.int64) + shift
+        dur = np.rint(np.fromiter(map(itemgetter(2), rows), np.float64, n)).astype(np.int64)
+        known = len(table.names)
+        name_id = table.ids(names)
+        _note_steps(line, name_id, known, table)
+        memory.collect(group, line, table, name_id, start)
+        del line, rows
+    source.line_decoded()
+    return start, dur, name_id, _LineStats(source, plane, index)
 
 
 def _note_steps(line, name_id: np.ndarray, known: int, table: NameTable) -> None:
@@ -204,20 +287,21 @@ def read_xplanes(files: list[Path]) -> Trace:
     planes = []
     for host in hosts:
         shift = host.start_time - min(starts) if aligned else 0
-        for plane in host.planes:
+        for p, plane in enumerate(host.planes):
             if plane.name != _TASK_ENVIRONMENT:
                 group = plane.name if len(hosts) == 1 else f"{host.label} {plane.name}"
-                planes.append((_plane_rank(plane.name), host.label, group, plane, host, shift))
+                planes.append((_plane_rank(plane.name), host.label, group, p, plane, host, shift))
     planes.sort(key=itemgetter(0, 1))
     tracks: list[Track] = []
     devices: dict[str, Device] = {}
-    for _, _, group, plane, host, shift in planes:
+    for _, _, group, p, plane, host, shift in planes:
         if plane.name.startswith("/device:"):
             devices[group] = _device(group, _stats(plane))
-        for line in plane.lines:
+        for index, line in enumerate(plane.lines):
             count = sum(1 for _ in line.events)
             if count:
-                load = partial(_decode_line, host.data, line, group, shift, table, memory)
+                load = partial(_decode_line, host.source, p, index, group, shift, table, memory)
+                host.source.undecoded += 1
                 track = Track(group, line.name, count, table, lock, load)
                 tracks.append(track)
                 if line.name == "Steps" and isinstance(host.start_time, int) and isinstance(host.stop_time, int):
@@ -231,4 +315,7 @@ def read_xplanes(files: list[Path]) -> Trace:
         return memory.tracks()
 
     path = str(files[0]) if len(files) == 1 else str(files[0].parent)
-    return Trace(path, "xplane", tracks, table, lock, devices, warnings, counters)
+    trace = Trace(path, "xplane", tracks, table, lock, devices, warnings, counters)
+    sources = [host.source for host in hosts]
+    trace.let_go_sources = lambda idle_s: any([source.let_go(idle_s) for source in sources])
+    return trace

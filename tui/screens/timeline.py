@@ -19,11 +19,11 @@ from textual.widgets import Input
 
 from tui.model.errors import InputError
 from tui.model.cost import op_cost
-from tui.model.links import (correlated, events_of_name, instruction_for_event, kernel_op_names, kernel_tracks,
+from tui.model.links import (correlated, events_of_name, instruction_for_event, kernel_op_names,
                              module_name, occurrences, op_names, top_ops)
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
-from tui.model.trace import NameStats, Trace, TraceLanes
+from tui.model.trace import NameStats, Trace, TraceLanes, return_freed_memory
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
 from tui.widgets.timeline import TimelineView
@@ -89,17 +89,21 @@ class TimelineScreen(WorkspaceScreen):
     def _decode(self, trace: Trace) -> None:
         trace.decode_all(lambda done, total: self.app.call_from_thread(self._decoding, done, total))
         lanes = trace.lanes()
-        kernel_tracks(trace)  # a GPU's kernels' op stats, read here rather than on the first op lookup
-        self.app.call_from_thread(self._decoded, lanes)
+        try:  # a GPU's kernels' op stats, read here rather than on the UI's first op lookup
+            kernel_ops = kernel_op_names(trace)
+        except InputError:  # the file changed since it was loaded: its stats are not read
+            kernel_ops = {}
+        return_freed_memory()  # what loading and decoding built and dropped
+        self.app.call_from_thread(self._decoded, lanes, kernel_ops)
 
     def _decoding(self, done: int, total: int) -> None:
         self.view.refresh_rows()
         self.panel.show_info(Text(f" Decoding tracks: {done} of {total}", style="italic"))
 
-    def _decoded(self, lanes: TraceLanes) -> None:
+    def _decoded(self, lanes: TraceLanes, kernel_ops: dict[str, str]) -> None:
         self.app.keep_loaded()
         self.view.refresh_rows(lanes)
-        self.view.set_op_names(op_names(self.workspace), kernel_op_names(self.trace))
+        self.view.set_op_names(op_names(self.workspace), kernel_ops)
         self._show_trace_facts()
         self.panel.show_info(self._trace_line())
         pending, self._pending = self._pending, None
@@ -386,7 +390,11 @@ class TimelineScreen(WorkspaceScreen):
     @work(thread=True, exclusive=True, group="timeline-ops")
     def _compute_top_ops(self) -> None:
         self.trace.decode_all()
-        rows = top_ops(self.workspace)
+        try:
+            rows = top_ops(self.workspace)
+        except InputError as error:  # the file changed since it was loaded
+            self.app.call_from_thread(self.notify, str(error), severity="error")
+            return
         self.app.call_from_thread(self._ops_ready, rows)
 
     def _ops_ready(self, rows: list[NameStats]) -> None:
