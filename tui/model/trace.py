@@ -421,8 +421,9 @@ class Trace:
 
     def let_go_idle(self, idle_s: float = 30.0) -> bool:
         """Free what the reader holds only to read stats again (an xplane's ProfileData, several
-        times the file) once every track is decoded and nothing read it for `idle_s`; it comes
-        back, parsed again, on the next stats read. True if anything was freed."""
+        times the file) once every track is decoded and nothing read it for `idle_s` (or longer,
+        for a file slow to parse; 0: now); it comes back, parsed again, on the next stats read.
+        True if anything was freed."""
         return self.let_go_sources(idle_s) if self.let_go_sources is not None else False
 
     @property

@@ -58,14 +58,18 @@ class _Source:
 
     ProfileData keeps the whole XSpace in memory (240 MB for a 32 MB, 590k-event profile). It
     stays while lines are left to decode; once none are, `let_go` (Trace.let_go_idle, which the
-    app calls now and then) frees it when it has not been read for a while. It is parsed from
-    the file again when stats are read later (a selection, an op table, flows: about 0.3 s for
-    that file), unless the file changed since. Lines and planes keep their ProfileData alive, so
-    readers get them inside `open()` and keep none.
+    app calls now and then) frees it when it has not been read for a while: the longer parsing
+    took, the longer the wait (IDLE_PER_PARSE_S times the parse), so a big file is not parsed
+    again for every selection a few minutes apart. It is parsed from the file again when stats
+    are read later (a selection, an op table, flows: about 0.3 s for that file), unless the
+    file changed since. Lines and planes keep their ProfileData alive, so readers get them
+    inside `open()` and keep none.
     """
 
-    def __init__(self, path: Path, data):
-        self._path, self._data = path, data
+    IDLE_PER_PARSE_S = 60
+
+    def __init__(self, path: Path, data, parse_s: float):
+        self._path, self._data, self._parse_s = path, data, parse_s
         self._stamp = _stamp(path)
         self.undecoded = 0  # lines whose tracks have not decoded yet
         self._readers = 0
@@ -79,7 +83,9 @@ class _Source:
             if self._data is None:
                 if _stamp(self._path) != self._stamp:
                     raise InputError(self._path, "changed since it was loaded: load it again to see its stats")
+                start = time.perf_counter()
                 self._data = _profile_data().from_file(str(self._path))
+                self._parse_s = time.perf_counter() - start
             self._readers += 1
             data = self._data
         try:
@@ -99,9 +105,11 @@ class _Source:
             self._used = time.monotonic()
 
     def let_go(self, idle_s: float) -> bool:
-        """Free the ProfileData if every line is decoded and nothing read it for `idle_s`."""
+        """Free the ProfileData if every line is decoded and nothing read it for `idle_s` (longer
+        for a file that is slow to parse)."""
         with self._lock:
-            if self._data is None or self._readers or self.undecoded > 0 or time.monotonic() - self._used < idle_s:
+            wait = max(idle_s, self.IDLE_PER_PARSE_S * self._parse_s) if idle_s > 0 else 0.0
+            if self._data is None or self._readers or self.undecoded > 0 or time.monotonic() - self._used < wait:
                 return False
             self._data = None
         return_freed_memory()
@@ -133,11 +141,12 @@ class _Host:
         notes = space_notes(raw)
         if notes is None:
             raise InputError(path, "not an XSpace profile (truncated, or not a protobuf message)")
+        start = time.perf_counter()
         try:
             data = _profile_data().from_serialized_xspace(raw)
         except Exception as error:  # ProfileData raises RuntimeError on a failed parse
             raise InputError(path, f"not an XSpace profile ({error})") from None
-        self.source = _Source(path, data)
+        self.source = _Source(path, data, time.perf_counter() - start)
         self.notes = [f"{path.name}: profiler error: {text}" for text in notes[_ERRORS]]
         self.notes += [f"{path.name}: profiler warning: {text}" for text in notes[_WARNINGS]]
         self.planes = list(data.planes)  # for the load only (they keep `data` alive)
