@@ -665,8 +665,6 @@ def test_chrome_flow_events_link_the_slices_they_bind_to(tmp_path):
 def test_kineto_flows_join_each_launch_to_its_kernel(corpus):
     """A PyTorch profiler trace draws a flow (`ac2g`) from each kernel launch to its kernel; the
     events it joins share a `correlation` arg, which checks every link."""
-    from tui.model.trace_flows import flow_links
-
     path = corpus / "traces" / "non_xla" / "pytorch_kineto_torch_compile_triton.trace.json.gz"
     raw = json.loads(gzip.decompress(path.read_bytes()))["traceEvents"]
     phases = defaultdict(set)
@@ -675,7 +673,7 @@ def test_kineto_flows_join_each_launch_to_its_kernel(corpus):
             phases[event["id"]].add(event["ph"])
     started_and_ended = sum(seen == {"s", "f"} for seen in phases.values())
     trace = load_trace(path)
-    links = flow_links(trace)
+    links = trace.flow_links()
     pairs = {tuple(sorted([a, b])) for a, partners in links.items() for b in partners}
     assert len(pairs) == started_and_ended > 0
     for a, b in pairs:

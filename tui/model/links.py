@@ -29,7 +29,6 @@ import numpy as np
 
 from tui.model.hlo import HloInstruction, HloModule
 from tui.model.trace import NameStats, Trace, Track, name_stats
-from tui.model.trace_flows import flow_links
 from tui.model.workspace import ModuleEntry, Workspace
 
 MODULES_TRACK = "XLA Modules"
@@ -266,7 +265,7 @@ def correlated(trace: Trace, track_index: int, event: int) -> list[tuple[int, in
         for own_id, own_type, other_id, other_type in _CONTEXTS:
             if own_id in stats:
                 found.update(_events_with(trace, other_id, stats[own_id], other_type, stats.get(own_type)))
-    found.update(flow_links(trace).get((track_index, event), ()))
+    found.update(trace.flow_links().get((track_index, event), ()))
     found.discard((track_index, event))
     return sorted(found, key=lambda pair: int(trace.tracks[pair[0]].start_ns[pair[1]]))
 
@@ -288,8 +287,7 @@ def _events_with(trace: Trace, key: str, value, type_key: str | None = None, typ
         hits = np.flatnonzero(codes == values.index(wanted))
         if type_key is not None:
             type_codes, types = other.stat_codes(type_key)
-            right = np.array([types[c] == wanted_type if c >= 0 else False for c in type_codes[hits].tolist()], bool)
-            hits = hits[right] if len(hits) else hits
+            hits = hits[np.array([c >= 0 and types[c] == wanted_type for c in type_codes[hits].tolist()], bool)]
         yield from ((k, i) for i in hits.tolist())
 
 

@@ -23,6 +23,7 @@ from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 import numpy as np
 
 from tui.model.errors import InputError
+from tui.model.trace_flows import FlowPoint, flow_links
 from tui.model.trace_lanes import LaneIndex, assign_rows, lane_index, merge, self_times
 
 _HLO_INSTRUCTION = re.compile(r"%([^\s=]+) = ")
@@ -413,11 +414,19 @@ class Trace:
         self._span: tuple[int, int] | None = None
         self._lanes: TraceLanes | None = None
         self._args_nbytes = args_nbytes  # args a reader keeps in memory (Chrome JSON)
-        self.flow_points: list = []  # a Chrome trace's flow events (trace_flows.FlowPoint)
+        self.flow_points: list[FlowPoint] = []  # a Chrome trace's flow events
+        self._flow_links: dict | None = None
         self.let_go_sources: Callable[[float], bool] | None = None  # see let_go_idle
 
     def __repr__(self) -> str:
         return f"Trace({self.path!r}, {self.event_count} events, {len(self.tracks)} tracks)"
+
+    def flow_links(self) -> dict[tuple[int, int], list[tuple[int, int]]]:
+        """(track index, event index) -> the events a Chrome trace's flow events link it to
+        (trace_flows); worked out on first use."""
+        if self._flow_links is None:
+            self._flow_links = flow_links(self.tracks, self.flow_points)
+        return self._flow_links
 
     def let_go_idle(self, idle_s: float = 30.0) -> bool:
         """Free what the reader holds only to read stats again (an xplane's ProfileData, several

@@ -6,8 +6,8 @@ its thread: `s` and `t` to the innermost one running at its time, `f` too when i
 `"bp": "e"`, and otherwise to the next slice to start there. Consecutive bound slices of a
 chain are linked both ways; a flow event that binds to nothing is left out.
 
-The reader keeps the few flow events as FlowPoints; the links are worked out the first time
-an event's flows are asked for (the tracks they bind to are decoded then).
+The reader keeps the few flow events as FlowPoints; Trace.flow_links works the links out the
+first time an event's flows are asked for (the tracks they bind to are decoded then).
 """
 
 from __future__ import annotations
@@ -26,15 +26,8 @@ class FlowPoint(NamedTuple):
     key: tuple  # (id, cat, name): the flow it belongs to
 
 
-def flow_links(trace) -> dict[tuple[int, int], list[tuple[int, int]]]:
-    """(track index, event index) -> the events its flows link it to; worked out once per trace."""
-    found = getattr(trace, "_flow_links", None)
-    if found is None:
-        found = trace._flow_links = _links(trace.tracks, trace.flow_points)
-    return found
-
-
-def _links(tracks: list, points: list[FlowPoint]) -> dict[tuple[int, int], list[tuple[int, int]]]:
+def flow_links(tracks: list, points: list[FlowPoint]) -> dict[tuple[int, int], list[tuple[int, int]]]:
+    """(track index, event index) -> the events the flows link it to."""
     chains: dict[tuple, list[tuple[int, int, FlowPoint]]] = defaultdict(list)
     for order, point in enumerate(points):
         chains[point.key].append((point.ts_ns, order, point))
