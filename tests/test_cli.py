@@ -47,6 +47,10 @@ def test_summary_json_of_a_dump_with_its_profile():
     assert ops and all(module.instruction(op["name"]) is not None for op in ops)
     assert [op["total_us"] for op in ops] == sorted((op["total_us"] for op in ops), reverse=True)
     assert 0 < sum(op["share"] for op in ops) <= 1
+    categories = summary["trace"]["op_categories"]  # all the ops' time, by their instructions' category
+    assert abs(sum(c["share"] for c in categories) - 1) < 1e-9 and {"matmul", "loop fusion"} <= {c["name"] for c in categories}
+    dots = sum(op["total_us"] for op in ops if module.instruction(op["name"]).opcode == "dot")
+    assert next(c["total_us"] for c in categories if c["name"] == "matmul") >= dots > 0
     assert summary["warnings"] == [] or all(isinstance(w, str) for w in summary["warnings"])
     assert summary["errors"] == []
 

@@ -82,6 +82,26 @@ def test_top_ops_add_up_the_op_events(ws):
     }
 
 
+def test_op_time_by_category(ws):
+    """XProf's Op Profile, top level: each op's time goes to its instruction's category in the
+    dump (dots: matmul; fusions: their kind), and the categories add up to the top ops."""
+    from tui.model.categories import instruction_category
+    from tui.model.links import op_categories
+
+    rows = top_ops(ws)
+    categories, of = op_categories(ws, rows)
+    module = ws.main.load()
+    assert of == [instruction_category(module.instruction(row.name)) for row in rows]
+    assert {"matmul", "loop fusion"} <= set(of)
+    assert [c.total_ns for c in categories] == sorted((c.total_ns for c in categories), reverse=True)
+    for c in categories:
+        members = [row for row, name in zip(rows, of) if name == c.name]
+        assert (c.count, c.total_ns, c.self_ns) == (sum(r.count for r in members), sum(r.total_ns for r in members),
+                                                    sum(r.self_ns for r in members))
+        assert (c.min_ns, c.max_ns) == (min(r.min_ns for r in members), max(r.max_ns for r in members))
+    assert sum(c.total_ns for c in categories) == sum(row.total_ns for row in rows)
+
+
 def test_tpu_ops_match_by_name_within_their_module(corpus):
     trace = load_trace(corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb")
     trace.decode_all()

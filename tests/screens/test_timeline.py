@@ -243,6 +243,37 @@ async def test_top_ops_table_and_jumping_to_an_op():
         assert view.has_focus and app.workspace.trace.tracks[cursor[0]].event_name(cursor[1]) == name
 
 
+async def test_op_time_by_category_and_a_categorys_ops():
+    """`T`: the top ops added up by category (XProf's Op Profile); Enter on a category lists its
+    ops, Enter on one of those goes to its runs; `T` again: back to the categories."""
+    from tui.model.links import op_categories
+
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        await pilot.press("T")
+        await settle(pilot)
+        panel = app.screen.panel
+        rows = top_ops(app.workspace)
+        categories, of = op_categories(app.workspace, rows)
+        assert [row.name for row in panel.rows] == [c.name for c in categories] and len(categories) > 1
+        assert "by category" in panel.title
+        panel.focus()
+        await pilot.press("down", "enter")
+        second = categories[1].name
+        assert [row.name for row in panel.rows] == [row.name for row, name in zip(rows, of) if name == second]
+        assert panel.title.startswith(f" {second}:")
+        first_op = panel.rows[0].name
+        await pilot.press("enter")
+        cursor = view.cursor
+        assert view.has_focus and app.workspace.trace.tracks[cursor[0]].event_name(cursor[1]) == first_op
+        await pilot.press("T")
+        await settle(pilot)
+        assert [row.name for row in panel.rows] == [c.name for c in categories]
+        await pilot.press("T")
+        assert not panel.showing_table
+
+
 async def test_its_runs_from_the_details_screen_jump_to_the_occurrences():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:

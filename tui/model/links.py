@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tui.model.categories import category_of_event_name, instruction_category
 from tui.model.hlo import HloInstruction, HloModule
 from tui.model.trace import NameStats, Trace, Track, name_stats
 from tui.model.workspace import ModuleEntry, Workspace
@@ -366,6 +367,33 @@ def top_ops(ws: Workspace) -> list[NameStats]:
             program_codes = _program_runs(trace, track)[ran] if lines else np.full(len(ran), -1)
             table.add(track, ran, trace.names, track.name_id[ran], trace.names, program_codes)
     return table.stats()
+
+
+def op_categories(ws: Workspace, rows: list[NameStats]) -> tuple[list[NameStats], list[str]]:
+    """XProf's Op Profile, its top level: top-ops rows added up by category (matmul, the fusion
+    kinds, collectives, layout changes, ...), largest total first; and each row's category.
+
+    An op's category is its instruction's, in a loaded module of its program (or, for a row
+    naming none, the current or main module); an op no loaded module has is placed by its name
+    (`fusion.3`, `all-reduce-start.1`)."""
+    found: dict[str | None, list[HloModule]] = {}
+    of = []
+    for row in rows:
+        program = module_name(row.program) if row.program else None
+        if program not in found:
+            found[program] = [entry.load() for entry in _entries(ws, program)]
+        ins = next((m.instruction(row.name) for m in found[program] if m.instruction(row.name) is not None), None)
+        of.append(instruction_category(ins) if ins is not None else category_of_event_name(row.name))
+    groups: dict[str, list[NameStats]] = {}
+    for row, name in zip(rows, of):
+        groups.setdefault(name, []).append(row)
+    totals = [
+        NameStats(name, sum(r.count for r in members), sum(r.total_ns for r in members),
+                  sum(r.self_ns for r in members), sum(r.total_ns for r in members) / sum(r.count for r in members),
+                  min(r.min_ns for r in members), max(r.max_ns for r in members))
+        for name, members in groups.items()
+    ]
+    return sorted(totals, key=lambda row: -row.total_ns), of
 
 
 class _OpTable:

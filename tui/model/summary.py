@@ -51,7 +51,7 @@ def summarize(ws: Workspace) -> dict:
 def _trace_facts(ws: Workspace) -> dict:
     """The profile at a glance, as XProf's overview gives it: size, lost data, devices and their
     peaks, steps, the top XLA ops and the allocators' highest memory (decodes every track)."""
-    from tui.model.links import top_ops
+    from tui.model.links import op_categories, top_ops
     from tui.model.memory import memory_counters
 
     trace = ws.trace
@@ -68,6 +68,8 @@ def _trace_facts(ws: Workspace) -> dict:
     total = sum(row.total_ns for row in ops)
     facts["top_ops"] = [{"name": row.name, "program": row.program, "count": row.count, "total_us": row.total_ns / 1000.0,
                          "share": row.total_ns / total if total else 0.0} for row in ops[:TOP_OPS]]
+    facts["op_categories"] = [{"name": row.name, "count": row.count, "total_us": row.total_ns / 1000.0,
+                               "share": row.total_ns / total if total else 0.0} for row in op_categories(ws, ops)[0]]
     facts["memory_counters"] = [{"name": c.name, "max_bytes": int(c.value.max())}
                                 for c in memory_counters(trace) if len(c.value) and c.value.max() > 0]
     return facts
@@ -133,6 +135,9 @@ def _trace_lines(trace: dict) -> list[str]:
             program = f"  in {op['program'] or '(no program)'}" if several else ""
             lines.append(f"    {op['share']:6.1%}  {op['name'].ljust(width)}  {op['count']:>7,} runs  "
                          f"{format_ns(op['total_us'] * 1000, 4)}{program}")
+    if trace["op_categories"]:
+        lines.append("  XLA op time by category: " + ", ".join(
+            f"{c['name']} {c['share']:.1%}" for c in trace["op_categories"]))
     for counter in trace["memory_counters"]:
         lines.append(f"  memory: {counter['name']} up to {human_bytes(counter['max_bytes'])}")
     return lines

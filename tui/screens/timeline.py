@@ -20,7 +20,7 @@ from textual.widgets import Input
 from tui.model.errors import InputError
 from tui.model.cost import op_cost
 from tui.model.links import (correlated, events_of_name, instruction_for_event, kernel_op_names,
-                             module_name, occurrences, op_names, top_ops)
+                             module_name, occurrences, op_categories, op_names, top_ops)
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats, Trace, TraceLanes, return_freed_memory
@@ -45,6 +45,7 @@ class TimelineScreen(WorkspaceScreen):
     BINDINGS = [
         Binding("slash", "search", "Search"),
         Binding("t", "top_ops", "Top ops"),
+        Binding("T", "top_ops(True)", "Ops by category", show=False),
         Binding("right_square_bracket", "flow(1)", "Follow flow"),
         Binding("left_square_bracket", "flow(-1)", "Flow back", show=False),
         Binding("shift+enter", "match(-1)", "Previous match", show=False),
@@ -66,6 +67,8 @@ class TimelineScreen(WorkspaceScreen):
         # correlation_id (a kernel's launch, a launch's kernel)
         self._pending: Selection | None = None  # to follow once the tracks are decoded
         self._ops: list[NameStats] | None = None
+        self._categories: list[NameStats] | None = None  # the top ops added up by category
+        self._category_of: list[str] = []  # each top-ops row's category
         self._searched: str | None = None
         super().on_mount()
 
@@ -75,7 +78,7 @@ class TimelineScreen(WorkspaceScreen):
 
     # -- workspace and selection ----------------------------------------------------------------
     def show_workspace(self, ws: Workspace) -> None:
-        self._link, self._ops, self._flows = None, None, (-1, -1, [])
+        self._link, self._ops, self._categories, self._flows = None, None, None, (-1, -1, [])
         self._pending = ws.selection
         self.view.set_trace(ws.trace, op_names(ws))
         self._show_trace_facts()
@@ -377,38 +380,60 @@ class TimelineScreen(WorkspaceScreen):
                  f"{sum(row.count for row in rows):,} events of {len(rows):,} names, largest total first")
         self.panel.show_table(title, rows)
 
-    def action_top_ops(self) -> None:
+    def action_top_ops(self, by_category: bool = False) -> None:
+        """`t`: the top XLA ops (again: the trace's facts); `T`: the same time by op category,
+        where Enter lists that category's ops (XProf's Op Profile)."""
         if self.trace is None:
             return
-        if self.panel.showing_table and self._ops is not None and self.panel.rows is self._ops:
+        shown = self._categories if by_category else self._ops
+        if self.panel.showing_table and shown is not None and self.panel.rows is shown:
             self._show_trace_facts()
-        elif self._ops is not None:
-            self._ops_ready(self._ops)
+        elif shown is not None:
+            self._ops_ready(self._ops, self._categories, self._category_of, by_category)
         else:
-            self._compute_top_ops()
+            self._compute_top_ops(by_category)
 
     @work(thread=True, exclusive=True, group="timeline-ops")
-    def _compute_top_ops(self) -> None:
+    def _compute_top_ops(self, by_category: bool) -> None:
         self.trace.decode_all()
         try:
             rows = top_ops(self.workspace)
-        except InputError as error:  # the file changed since it was loaded
+            categories, category_of = op_categories(self.workspace, rows)
+        except InputError as error:  # the file changed since it was loaded, or a module is bad
             self.app.call_from_thread(self.notify, str(error), severity="error")
             return
-        self.app.call_from_thread(self._ops_ready, rows)
+        self.app.call_from_thread(self._ops_ready, rows, categories, category_of, by_category)
 
-    def _ops_ready(self, rows: list[NameStats]) -> None:
-        self._ops = rows
+    def _ops_ready(self, rows: list[NameStats], categories: list[NameStats], category_of: list[str],
+                   by_category: bool) -> None:
+        self._ops, self._categories, self._category_of = rows, categories, category_of
         total = sum(row.total_ns for row in rows)
+        if not rows:
+            self.panel.show_table(" No XLA op events recognised (load the program's HLO beside the profile)", rows)
+        elif by_category:
+            self.panel.show_table(f" XLA op time by category: {len(rows):,} ops in {len(categories)} categories, "
+                                  f"{format_ns(total, 6)} in all (Enter: the category's ops)", categories, total)
+        else:
+            self.panel.show_table(f" Top XLA ops over the whole trace: {self._ops_title(rows)}, {format_ns(total, 6)} in all",
+                                  rows, total)
+
+    @staticmethod
+    def _ops_title(rows: list[NameStats]) -> str:
         programs = {row.program for row in rows}
-        which = f"{len(rows):,} ops" if len(programs) < 2 else f"{len(rows):,} ops of {len(programs)} programs"
-        title = (f" Top XLA ops over the whole trace: {which}, {format_ns(total, 6)} in all"
-                 if rows else " No XLA op events recognised (load the program's HLO beside the profile)")
-        self.panel.show_table(title, rows, total)
+        return f"{len(rows):,} ops" if len(programs) < 2 else f"{len(rows):,} ops of {len(programs)} programs"
+
+    def _show_category(self, name: str) -> None:
+        rows = [row for row, category in zip(self._ops, self._category_of) if category == name]
+        total = sum(row.total_ns for row in self._ops)
+        self.panel.show_table(f" {name}: {self._ops_title(rows)}, {format_ns(sum(r.total_ns for r in rows), 6)} "
+                              f"of {format_ns(total, 6)} (T: all categories)", rows, total)
 
     def on_trace_panel_name_chosen(self, message: TracePanel.NameChosen) -> None:
         """A name in a table: its events (an op's runs in its program) become the matches; the
-        cursor goes to the next one in time."""
+        cursor goes to the next one in time. A category's name lists its ops."""
+        if self._categories is not None and self.panel.rows is self._categories:
+            self._show_category(message.name)
+            return
         if message.program is not None:
             self.view.set_matches(*occurrences(self.trace, module_name(message.program), message.name, message.program))
         else:
