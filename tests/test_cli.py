@@ -50,6 +50,7 @@ def test_summary_json_of_a_dump_with_its_profile():
     categories = summary["trace"]["op_categories"]  # all the ops' time, by their instructions' category
     assert abs(sum(c["share"] for c in categories) - 1) < 1e-9 and {"matmul", "loop fusion"} <= {c["name"] for c in categories}
     dots = sum(op["total_us"] for op in ops if module.instruction(op["name"]).opcode == "dot")
+    assert all(op["flops_per_s"] > 0 for op in ops if module.instruction(op["name"]).opcode == "dot")
     assert next(c["total_us"] for c in categories if c["name"] == "matmul") >= dots > 0
     assert summary["warnings"] == [] or all(isinstance(w, str) for w in summary["warnings"])
     assert summary["errors"] == []

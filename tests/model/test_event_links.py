@@ -86,10 +86,10 @@ def test_op_time_by_category(ws):
     """XProf's Op Profile, top level: each op's time goes to its instruction's category in the
     dump (dots: matmul; fusions: their kind), and the categories add up to the top ops."""
     from tui.model.categories import instruction_category
-    from tui.model.links import op_categories
+    from tui.model.links import op_categories, op_instructions
 
     rows = top_ops(ws)
-    categories, of = op_categories(ws, rows)
+    categories, of = op_categories(rows, op_instructions(ws, rows))
     module = ws.main.load()
     assert of == [instruction_category(module.instruction(row.name)) for row in rows]
     assert {"matmul", "loop fusion"} <= set(of)
@@ -100,6 +100,23 @@ def test_op_time_by_category(ws):
                                                     sum(r.self_ns for r in members))
         assert (c.min_ns, c.max_ns) == (min(r.min_ns for r in members), max(r.max_ns for r in members))
     assert sum(c.total_ns for c in categories) == sum(row.total_ns for row in rows)
+
+
+def test_each_ops_achieved_flop_rate(ws):
+    """Top ops' FLOP/s: the instruction's FLOPs by XLA's own cost analysis (checked against the
+    compiled module's total in test_cost) times its runs, over their time; none for ops the
+    cost model can't see."""
+    from tui.model.cost import op_cost
+    from tui.model.links import op_flop_rates, op_instructions
+
+    rows = top_ops(ws)
+    instructions = op_instructions(ws, rows)
+    rates = op_flop_rates(rows, instructions)
+    dots = [(row, ins, rate) for row, ins, rate in zip(rows, instructions, rates) if ins.opcode == "dot"]
+    assert dots
+    for row, ins, rate in dots:
+        assert rate == op_cost(ins).flops * row.count / (row.total_ns / 1e9) and rate > 1e6
+    assert all(rate is None for row, ins, rate in zip(rows, instructions, rates) if op_cost(ins).flops <= 0)
 
 
 def test_tpu_ops_match_by_name_within_their_module(corpus):

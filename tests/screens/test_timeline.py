@@ -236,6 +236,11 @@ async def test_top_ops_table_and_jumping_to_an_op():
         expected = top_ops(app.workspace)
         assert [row.name for row in panel.rows] == [row.name for row in expected] and expected
         assert expected[0].name in screen_text(app)
+        from tui.model.links import op_flop_rates, op_instructions
+
+        rates = op_flop_rates(expected, op_instructions(app.workspace, expected))
+        k, rate = next((k, rate) for k, rate in enumerate(rates) if rate is not None)
+        assert "GFLOP/s" in panel._table_line(1).text and f"{rate / 1e9:,.4g}" in panel._table_line(k + 2).text
         panel.focus()
         await pilot.press("down", "enter")
         name = expected[1].name
@@ -246,7 +251,7 @@ async def test_top_ops_table_and_jumping_to_an_op():
 async def test_op_time_by_category_and_a_categorys_ops():
     """`T`: the top ops added up by category (XProf's Op Profile); Enter on a category lists its
     ops, Enter on one of those goes to its runs; `T` again: back to the categories."""
-    from tui.model.links import op_categories
+    from tui.model.links import op_categories, op_instructions
 
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:
@@ -255,7 +260,7 @@ async def test_op_time_by_category_and_a_categorys_ops():
         await settle(pilot)
         panel = app.screen.panel
         rows = top_ops(app.workspace)
-        categories, of = op_categories(app.workspace, rows)
+        categories, of = op_categories(rows, op_instructions(app.workspace, rows))
         assert [row.name for row in panel.rows] == [c.name for c in categories] and len(categories) > 1
         assert "by category" in panel.title
         panel.focus()

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tui.model.categories import category_of_event_name, instruction_category
+from tui.model.cost import op_cost
 from tui.model.hlo import HloInstruction, HloModule
 from tui.model.trace import NameStats, Trace, Track, name_stats
 from tui.model.workspace import ModuleEntry, Workspace
@@ -369,21 +370,26 @@ def top_ops(ws: Workspace) -> list[NameStats]:
     return table.stats()
 
 
-def op_categories(ws: Workspace, rows: list[NameStats]) -> tuple[list[NameStats], list[str]]:
-    """XProf's Op Profile, its top level: top-ops rows added up by category (matmul, the fusion
-    kinds, collectives, layout changes, ...), largest total first; and each row's category.
-
-    An op's category is its instruction's, in a loaded module of its program (or, for a row
-    naming none, the current or main module); an op no loaded module has is placed by its name
-    (`fusion.3`, `all-reduce-start.1`)."""
+def op_instructions(ws: Workspace, rows: list[NameStats]) -> list[HloInstruction | None]:
+    """Each top-ops row's instruction: in a module of its program (or, for a row naming none,
+    the current or main module), None where no module has it."""
     found: dict[str | None, list[HloModule]] = {}
-    of = []
+    out = []
     for row in rows:
         program = module_name(row.program) if row.program else None
         if program not in found:
             found[program] = [entry.load() for entry in _entries(ws, program)]
-        ins = next((m.instruction(row.name) for m in found[program] if m.instruction(row.name) is not None), None)
-        of.append(instruction_category(ins) if ins is not None else category_of_event_name(row.name))
+        out.append(next((m.instruction(row.name) for m in found[program] if m.instruction(row.name) is not None), None))
+    return out
+
+
+def op_categories(rows: list[NameStats], instructions: list[HloInstruction | None]) -> tuple[list[NameStats], list[str]]:
+    """XProf's Op Profile, its top level: top-ops rows added up by category (matmul, the fusion
+    kinds, collectives, layout changes, ...), largest total first; and each row's category: its
+    instruction's (op_instructions), or for an op no module has, read from its name
+    (`fusion.3`, `all-reduce-start.1`)."""
+    of = [instruction_category(ins) if ins is not None else category_of_event_name(row.name)
+          for row, ins in zip(rows, instructions)]
     groups: dict[str, list[NameStats]] = {}
     for row, name in zip(rows, of):
         groups.setdefault(name, []).append(row)
@@ -394,6 +400,17 @@ def op_categories(ws: Workspace, rows: list[NameStats]) -> tuple[list[NameStats]
         for name, members in groups.items()
     ]
     return sorted(totals, key=lambda row: -row.total_ns), of
+
+
+def op_flop_rates(rows: list[NameStats], instructions: list[HloInstruction | None]) -> list[float | None]:
+    """Each top-ops row's achieved FLOP/s over all its runs: its instruction's FLOPs (XLA's cost
+    model; profiles don't carry them) times its runs over their total time; None where unknown."""
+    rates = []
+    for row, ins in zip(rows, instructions):
+        cost = op_cost(ins) if ins is not None else None
+        known = cost is not None and cost.known and cost.flops > 0 and row.total_ns > 0
+        rates.append(cost.flops * row.count / (row.total_ns / 1e9) if known else None)
+    return rates
 
 
 class _OpTable:

@@ -51,7 +51,7 @@ def summarize(ws: Workspace) -> dict:
 def _trace_facts(ws: Workspace) -> dict:
     """The profile at a glance, as XProf's overview gives it: size, lost data, devices and their
     peaks, steps, the top XLA ops and the allocators' highest memory (decodes every track)."""
-    from tui.model.links import op_categories, top_ops
+    from tui.model.links import op_categories, op_flop_rates, op_instructions, top_ops
     from tui.model.memory import memory_counters
 
     trace = ws.trace
@@ -65,11 +65,14 @@ def _trace_facts(ws: Workspace) -> dict:
     facts["steps"] = {"count": len(durations), "mean_us": sum(durations) / len(durations) / 1000.0,
                       "min_us": min(durations) / 1000.0, "max_us": max(durations) / 1000.0} if durations else None
     ops = top_ops(ws)
+    instructions = op_instructions(ws, ops)
     total = sum(row.total_ns for row in ops)
     facts["top_ops"] = [{"name": row.name, "program": row.program, "count": row.count, "total_us": row.total_ns / 1000.0,
-                         "share": row.total_ns / total if total else 0.0} for row in ops[:TOP_OPS]]
+                         "share": row.total_ns / total if total else 0.0, "flops_per_s": rate}
+                        for row, rate in zip(ops[:TOP_OPS], op_flop_rates(ops[:TOP_OPS], instructions[:TOP_OPS]))]
     facts["op_categories"] = [{"name": row.name, "count": row.count, "total_us": row.total_ns / 1000.0,
-                               "share": row.total_ns / total if total else 0.0} for row in op_categories(ws, ops)[0]]
+                               "share": row.total_ns / total if total else 0.0}
+                              for row in op_categories(ops, instructions)[0]]
     facts["memory_counters"] = [{"name": c.name, "max_bytes": int(c.value.max())}
                                 for c in memory_counters(trace) if len(c.value) and c.value.max() > 0]
     return facts
@@ -133,8 +136,9 @@ def _trace_lines(trace: dict) -> list[str]:
         several = len({op["program"] for op in trace["top_ops"]}) > 1  # else the program goes unsaid
         for op in trace["top_ops"]:
             program = f"  in {op['program'] or '(no program)'}" if several else ""
+            rate = f"  {op['flops_per_s'] / 1e9:,.4g} GFLOP/s" if op["flops_per_s"] else ""
             lines.append(f"    {op['share']:6.1%}  {op['name'].ljust(width)}  {op['count']:>7,} runs  "
-                         f"{format_ns(op['total_us'] * 1000, 4)}{program}")
+                         f"{format_ns(op['total_us'] * 1000, 4)}{rate}{program}")
     if trace["op_categories"]:
         lines.append("  XLA op time by category: " + ", ".join(
             f"{c['name']} {c['share']:.1%}" for c in trace["op_categories"]))

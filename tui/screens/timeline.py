@@ -20,7 +20,8 @@ from textual.widgets import Input
 from tui.model.errors import InputError
 from tui.model.cost import op_cost
 from tui.model.links import (correlated, events_of_name, instruction_for_event, kernel_op_names,
-                             module_name, occurrences, op_categories, op_names, top_ops)
+                             module_name, occurrences, op_categories, op_flop_rates, op_instructions, op_names,
+                             top_ops)
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats, Trace, TraceLanes, return_freed_memory
@@ -69,6 +70,7 @@ class TimelineScreen(WorkspaceScreen):
         self._ops: list[NameStats] | None = None
         self._categories: list[NameStats] | None = None  # the top ops added up by category
         self._category_of: list[str] = []  # each top-ops row's category
+        self._rates: list[float | None] = []  # each top-ops row's achieved FLOP/s
         self._searched: str | None = None
         super().on_mount()
 
@@ -389,7 +391,7 @@ class TimelineScreen(WorkspaceScreen):
         if self.panel.showing_table and shown is not None and self.panel.rows is shown:
             self._show_trace_facts()
         elif shown is not None:
-            self._ops_ready(self._ops, self._categories, self._category_of, by_category)
+            self._ops_ready(self._ops, self._categories, self._category_of, self._rates, by_category)
         else:
             self._compute_top_ops(by_category)
 
@@ -398,15 +400,17 @@ class TimelineScreen(WorkspaceScreen):
         self.trace.decode_all()
         try:
             rows = top_ops(self.workspace)
-            categories, category_of = op_categories(self.workspace, rows)
+            instructions = op_instructions(self.workspace, rows)
         except InputError as error:  # the file changed since it was loaded, or a module is bad
             self.app.call_from_thread(self.notify, str(error), severity="error")
             return
-        self.app.call_from_thread(self._ops_ready, rows, categories, category_of, by_category)
+        categories, category_of = op_categories(rows, instructions)
+        rates = op_flop_rates(rows, instructions)
+        self.app.call_from_thread(self._ops_ready, rows, categories, category_of, rates, by_category)
 
     def _ops_ready(self, rows: list[NameStats], categories: list[NameStats], category_of: list[str],
-                   by_category: bool) -> None:
-        self._ops, self._categories, self._category_of = rows, categories, category_of
+                   rates: list[float | None], by_category: bool) -> None:
+        self._ops, self._categories, self._category_of, self._rates = rows, categories, category_of, rates
         total = sum(row.total_ns for row in rows)
         if not rows:
             self.panel.show_table(" No XLA op events recognised (load the program's HLO beside the profile)", rows)
@@ -415,7 +419,7 @@ class TimelineScreen(WorkspaceScreen):
                                   f"{format_ns(total, 6)} in all (Enter: the category's ops)", categories, total)
         else:
             self.panel.show_table(f" Top XLA ops over the whole trace: {self._ops_title(rows)}, {format_ns(total, 6)} in all",
-                                  rows, total)
+                                  rows, total, rates)
 
     @staticmethod
     def _ops_title(rows: list[NameStats]) -> str:
@@ -423,10 +427,11 @@ class TimelineScreen(WorkspaceScreen):
         return f"{len(rows):,} ops" if len(programs) < 2 else f"{len(rows):,} ops of {len(programs)} programs"
 
     def _show_category(self, name: str) -> None:
-        rows = [row for row, category in zip(self._ops, self._category_of) if category == name]
+        chosen = [k for k, category in enumerate(self._category_of) if category == name]
+        rows = [self._ops[k] for k in chosen]
         total = sum(row.total_ns for row in self._ops)
         self.panel.show_table(f" {name}: {self._ops_title(rows)}, {format_ns(sum(r.total_ns for r in rows), 6)} "
-                              f"of {format_ns(total, 6)} (T: all categories)", rows, total)
+                              f"of {format_ns(total, 6)} (T: all categories)", rows, total, [self._rates[k] for k in chosen])
 
     def on_trace_panel_name_chosen(self, message: TracePanel.NameChosen) -> None:
         """A name in a table: its events (an op's runs in its program) become the matches; the

@@ -63,6 +63,7 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         self.rows: list[NameStats] | None = None  # a table is shown when not None
         self._program_width = 0  # of the table's program column: none unless its rows name several
         self.total: int | None = None  # with a table of ops: their total time (for a % column)
+        self.rates: list[float | None] | None = None  # with a table of ops: each one's achieved FLOP/s
         self.cursor = 0
         self._info_line: Strip | None = None
         self._rule: Strip | None = None
@@ -81,8 +82,12 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         self.rows = None
         self._changed()
 
-    def show_table(self, title: str, rows: list[NameStats], total: int | None = None) -> None:
+    def show_table(self, title: str, rows: list[NameStats], total: int | None = None,
+                   rates: list[float | None] | None = None) -> None:
+        """Rows of per-name time; with `total`, a column of each row's share of it, with `rates`
+        one of the FLOP/s each op achieved (blank where unknown)."""
         self.title, self.rows, self.total, self.cursor = title, rows, total, 0
+        self.rates = rates if rates is not None and any(rate is not None for rate in rates) else None
         programs = {row.program for row in rows}
         longest = max((len(p) for p in programs if p), default=0)
         self._program_width = min(longest, PROGRAM_WIDTH) + 2 if len(programs) > 1 else 0  # one program: said once is enough
@@ -163,7 +168,7 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
     def _table_line(self, index: int) -> Strip:
         """Line `index` of the table: its title, the column header, then one row per name."""
         width = self._width
-        columns = list(_NUMBERS) + (["% ops"] if self.total else [])
+        columns = list(_NUMBERS) + (["% ops"] if self.total else []) + (["GFLOP/s"] if self.rates else [])
         program_width = self._program_width
         name_width = max(width - len(columns) * _NUMBER_WIDTH - program_width - 1, 12)
         if index == 0:
@@ -180,6 +185,9 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
                  format_ns(row.min_ns), format_ns(row.max_ns)]
         if self.total:
             cells.append(f"{100 * row.total_ns / self.total:.1f}")
+        if self.rates:
+            rate = self.rates[k]
+            cells.append("" if rate is None else f"{rate / 1e9:,.4g}")
         program = "  " + fit(row.program or "", program_width - 2) if program_width else ""
         text = " " + fit(row.name, name_width) + program + "".join(c.rjust(_NUMBER_WIDTH) for c in cells)
         style = Style()
