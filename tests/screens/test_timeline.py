@@ -248,6 +248,42 @@ async def test_top_ops_table_and_jumping_to_an_op():
         assert view.has_focus and app.workspace.trace.tracks[cursor[0]].event_name(cursor[1]) == name
 
 
+async def test_the_top_ops_table_takes_the_keys_and_sorts_by_each_column():
+    """`t` opens the table with the keys (arrows, Enter); `s` orders it by the next column,
+    largest first (count, self, mean, min, max, GFLOP/s, then total again); Enter takes the row
+    shown; `t` again closes it and gives the keys back to the timeline."""
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        panel = app.screen.panel
+        assert panel.has_focus and panel.sort_by == "total"
+        rows = list(panel.rows)
+
+        def shown() -> list[str]:
+            return [panel._table_line(k + 2).text.split()[0] for k in range(len(rows))]
+
+        await pilot.press("s", "s")
+        assert panel.sort_by == "self" and "▼self" in panel._table_line(1).text
+        by_self = sorted(rows, key=lambda row: -row.self_ns)  # stable: ties keep the total order
+        assert shown() == [row.name for row in by_self]
+        await pilot.press("s", "s", "s", "s")
+        assert panel.sort_by == "GFLOP/s"
+        await pilot.press("s")
+        assert panel.sort_by == "total" and shown() == [row.name for row in rows]
+        await pilot.press("s")  # by count
+        chosen = sorted(rows, key=lambda row: -row.count)[1].name
+        await pilot.press("down", "enter")
+        cursor = view.cursor
+        assert view.has_focus and app.workspace.trace.tracks[cursor[0]].event_name(cursor[1]) == chosen
+        await pilot.press("t")
+        await settle(pilot)
+        assert panel.showing_table and panel.has_focus
+        await pilot.press("t")
+        assert not panel.showing_table and view.has_focus
+
+
 async def test_op_time_by_category_and_a_categorys_ops():
     """`T`: the top ops added up by category (XProf's Op Profile); Enter on a category lists its
     ops, Enter on one of those goes to its runs; `T` again: back to the categories."""

@@ -384,12 +384,14 @@ class TimelineScreen(WorkspaceScreen):
 
     def action_top_ops(self, by_category: bool = False) -> None:
         """`t`: the top XLA ops (again: the trace's facts); `T`: the same time by op category,
-        where Enter lists that category's ops (XProf's Op Profile)."""
+        where Enter lists that category's ops (XProf's Op Profile). The table takes the keys
+        (arrows, Enter, `s` sorts) until it closes or Esc."""
         if self.trace is None:
             return
         shown = self._categories if by_category else self._ops
         if self.panel.showing_table and shown is not None and self.panel.rows is shown:
             self._show_trace_facts()
+            self.view.focus()
         elif shown is not None:
             self._ops_ready(self._ops, self._categories, self._category_of, self._rates, by_category)
         else:
@@ -411,6 +413,7 @@ class TimelineScreen(WorkspaceScreen):
     def _ops_ready(self, rows: list[NameStats], categories: list[NameStats], category_of: list[str],
                    rates: list[float | None], by_category: bool) -> None:
         self._ops, self._categories, self._category_of, self._rates = rows, categories, category_of, rates
+        self.panel.focus()
         total = sum(row.total_ns for row in rows)
         if not rows:
             self.panel.show_table(" No XLA op events recognised (load the program's HLO beside the profile)", rows)

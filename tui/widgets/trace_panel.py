@@ -29,6 +29,12 @@ _NUMBER_WIDTH = 11
 PROGRAM_WIDTH = 32  # at most
 _TOP = 2  # the rule and the info line stay put; the rest scrolls
 _PLAIN, _BOLD, _DIM, _HEADER = Style(), Style(bold=True), Style(dim=True), Style(bold=True, underline=True)
+_SORTS = {  # column -> the value rows are ordered by, largest first (an unknown rate: last)
+    "total": lambda row, rate: row.total_ns, "count": lambda row, rate: row.count,
+    "self": lambda row, rate: row.self_ns, "mean": lambda row, rate: row.mean_ns,
+    "min": lambda row, rate: row.min_ns, "max": lambda row, rate: row.max_ns,
+    "GFLOP/s": lambda row, rate: -1.0 if rate is None else rate,
+}
 
 
 class TracePanel(LineCache, Viewport, Widget, can_focus=True):
@@ -46,6 +52,7 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         Binding("pageup", "move(-10)", "Page up", show=False),
         Binding("pagedown", "move(10)", "Page down", show=False),
         Binding("enter", "choose", "Show this name's events", show=False),
+        Binding("s", "sort", "Sort by the next column", show=False),
     ]
 
     class NameChosen(Message):
@@ -64,6 +71,8 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         self._program_width = 0  # of the table's program column: none unless its rows name several
         self.total: int | None = None  # with a table of ops: their total time (for a % column)
         self.rates: list[float | None] | None = None  # with a table of ops: each one's achieved FLOP/s
+        self.sort_by = "total"  # the column the rows are shown in, largest first
+        self._order: list[int] = []  # the rows' positions, in the order shown
         self.cursor = 0
         self._info_line: Strip | None = None
         self._rule: Strip | None = None
@@ -88,6 +97,7 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         one of the FLOP/s each op achieved (blank where unknown)."""
         self.title, self.rows, self.total, self.cursor = title, rows, total, 0
         self.rates = rates if rates is not None and any(rate is not None for rate in rates) else None
+        self.sort_by, self._order = "total", list(range(len(rows)))  # as given: largest total first
         programs = {row.program for row in rows}
         longest = max((len(p) for p in programs if p), default=0)
         self._program_width = min(longest, PROGRAM_WIDTH) + 2 if len(programs) > 1 else 0  # one program: said once is enough
@@ -126,8 +136,23 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
 
     def action_choose(self) -> None:
         if self.rows:
-            row = self.rows[self.cursor]
+            row = self.rows[self._order[self.cursor]]
             self.post_message(self.NameChosen(row.name, row.program))
+
+    def action_sort(self) -> None:
+        """Show the rows by the next column (count, self, mean, min, max, FLOP/s, then total
+        again), largest first; the cursor stays on its row."""
+        if not self.rows:
+            return
+        keys = [key for key in _SORTS if key != "GFLOP/s" or self.rates]
+        self.sort_by = keys[(keys.index(self.sort_by) + 1) % len(keys)]
+        value = _SORTS[self.sort_by]
+        at = self._order[self.cursor]
+        rates = self.rates or [None] * len(self.rows)
+        self._order = sorted(range(len(self.rows)), key=lambda k: -value(self.rows[k], rates[k]))  # stable: ties by total
+        self.cursor = self._order.index(at)
+        self._lines.clear()
+        self.refresh()
 
     def on_focus(self) -> None:
         self._lines.clear()
@@ -175,18 +200,19 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
             return Strip([Segment(fit(self.title, width), _BOLD)])
         if index == 1:
             program = "  program".ljust(program_width) if program_width else ""
-            header = " " + "name".ljust(name_width) + program + "".join(c.rjust(_NUMBER_WIDTH) for c in columns)
+            header = " " + "name".ljust(name_width) + program + "".join(
+                (("▼" if c == self.sort_by else "") + c).rjust(_NUMBER_WIDTH) for c in columns)
             return Strip([Segment(fit(header, width), _HEADER)])
         if not self.rows:
             return Strip([Segment(fit(" nothing to list", width), _DIM)])
         k = index - 2
-        row = self.rows[k]
+        row = self.rows[self._order[k]]
         cells = [f"{row.count:,}", format_ns(row.total_ns), format_ns(row.self_ns), format_ns(row.mean_ns),
                  format_ns(row.min_ns), format_ns(row.max_ns)]
         if self.total:
             cells.append(f"{100 * row.total_ns / self.total:.1f}")
         if self.rates:
-            rate = self.rates[k]
+            rate = self.rates[self._order[k]]
             cells.append("" if rate is None else f"{rate / 1e9:,.4g}")
         program = "  " + fit(row.program or "", program_width - 2) if program_width else ""
         text = " " + fit(row.name, name_width) + program + "".join(c.rjust(_NUMBER_WIDTH) for c in cells)
