@@ -280,6 +280,8 @@ async def test_the_top_ops_table_takes_the_keys_and_sorts_by_each_column():
         await pilot.press("t")
         await settle(pilot)
         assert panel.showing_table and panel.has_focus
+        await pilot.press("escape")  # the keys back to the timeline, the table still shown
+        assert view.has_focus and panel.showing_table
         await pilot.press("t")
         assert not panel.showing_table and view.has_focus
 
