@@ -50,7 +50,7 @@ class TimelineScreen(WorkspaceScreen):
         Binding("right_square_bracket", "flow(1)", "Follow flow"),
         Binding("left_square_bracket", "flow(-1)", "Flow back", show=False),
         Binding("shift+enter", "match(-1)", "Previous match", show=False),
-        Binding("escape", "close_search", "Close search", show=False),
+        Binding("escape", "close_search", "Close search, leave a table", show=False),
     ]
 
     def __init__(self) -> None:
