@@ -30,6 +30,14 @@ async def open_timeline(pilot) -> TimelineView:
     return app.screen.view
 
 
+async def open_table(pilot, key: str):
+    """The timeline, then the table `key` opens (`t` top ops, `T` by category): (view, panel)."""
+    view = await open_timeline(pilot)
+    await pilot.press(key)
+    await settle(pilot)
+    return view, pilot.app.screen.panel
+
+
 async def settle(pilot) -> None:
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
@@ -229,10 +237,7 @@ async def test_marked_range_shows_its_aggregate():
 async def test_top_ops_table_and_jumping_to_an_op():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:
-        view = await open_timeline(pilot)
-        await pilot.press("t")
-        await settle(pilot)
-        panel = app.screen.panel
+        view, panel = await open_table(pilot, "t")
         expected = top_ops(app.workspace)
         assert [row.name for row in panel.rows] == [row.name for row in expected] and expected
         assert expected[0].name in screen_text(app)
@@ -254,10 +259,7 @@ async def test_the_top_ops_table_takes_the_keys_and_sorts_by_each_column():
     shown; `t` again closes it and gives the keys back to the timeline."""
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:
-        view = await open_timeline(pilot)
-        await pilot.press("t")
-        await settle(pilot)
-        panel = app.screen.panel
+        view, panel = await open_table(pilot, "t")
         assert panel.has_focus and panel.sort_by == "total"
         rows = list(panel.rows)
 
@@ -293,10 +295,7 @@ async def test_op_time_by_category_and_a_categorys_ops():
 
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:
-        view = await open_timeline(pilot)
-        await pilot.press("T")
-        await settle(pilot)
-        panel = app.screen.panel
+        view, panel = await open_table(pilot, "T")
         rows = top_ops(app.workspace)
         categories, of = op_categories(rows, op_instructions(app.workspace, rows))
         assert [row.name for row in panel.rows] == [c.name for c in categories] and len(categories) > 1
