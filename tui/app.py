@@ -110,7 +110,7 @@ class XlaTuiApp(App):
 
     def _let_go_idle(self) -> None:
         trace = self.workspace.trace if self.workspace is not None else None
-        if trace is not None and trace.let_go_sources is not None:
+        if trace is not None and trace.can_let_go:
             self._let_go(trace)
 
     @work(thread=True, exclusive=True, group="let-go", exit_on_error=False)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -212,7 +213,10 @@ def occurrences(trace: Trace, module: str | None, instruction: str, program: str
     On a GPU, its kernels by their `hlo_op` / `hlo_module` stats. Otherwise matched by event
     name: where the profile has `XLA Modules` tracks, events must also lie inside a run of
     `module` on their device, or of that one `program` (`jit_f(2)`: a module name with its
-    program id) when given; elsewhere (CPU) the name alone decides."""
+    program id, which then names the module too) when given; elsewhere (CPU) the name alone
+    decides."""
+    if program:
+        module = module_name(program)
     kernels = kernel_tracks(trace)
     if kernels:
         hits = [kernel_events(trace.tracks[k], module, instruction) for k in kernels]
@@ -370,6 +374,23 @@ def top_ops(ws: Workspace) -> list[NameStats]:
     return table.stats()
 
 
+class OpProfile(NamedTuple):
+    """The whole trace's XLA op time: XProf's HLO op stats and its Op Profile's top level."""
+
+    ops: list[NameStats]  # a row per op and program, largest total first (top_ops)
+    rates: list[float | None]  # each op's achieved FLOP/s (op_flop_rates)
+    category_of: list[str]  # each op's category (op_categories)
+    categories: list[NameStats]  # the ops' time by category, largest total first
+
+
+def op_profile(ws: Workspace) -> OpProfile:
+    """Top ops, their FLOP/s and their categories, each op's instruction looked up once."""
+    ops = top_ops(ws)
+    instructions = op_instructions(ws, ops)
+    categories, category_of = op_categories(ops, instructions)
+    return OpProfile(ops, op_flop_rates(ops, instructions), category_of, categories)
+
+
 def op_instructions(ws: Workspace, rows: list[NameStats]) -> list[HloInstruction | None]:
     """Each top-ops row's instruction: in a module of its program (or, for a row naming none,
     the current or main module), None where no module has it."""
@@ -379,7 +400,8 @@ def op_instructions(ws: Workspace, rows: list[NameStats]) -> list[HloInstruction
         program = module_name(row.program) if row.program else None
         if program not in found:
             found[program] = [entry.load() for entry in _entries(ws, program)]
-        out.append(next((m.instruction(row.name) for m in found[program] if m.instruction(row.name) is not None), None))
+        hits = (module.instruction(row.name) for module in found[program])
+        out.append(next((ins for ins in hits if ins is not None), None))
     return out
 
 
@@ -393,12 +415,11 @@ def op_categories(rows: list[NameStats], instructions: list[HloInstruction | Non
     groups: dict[str, list[NameStats]] = {}
     for row, name in zip(rows, of):
         groups.setdefault(name, []).append(row)
-    totals = [
-        NameStats(name, sum(r.count for r in members), sum(r.total_ns for r in members),
-                  sum(r.self_ns for r in members), sum(r.total_ns for r in members) / sum(r.count for r in members),
-                  min(r.min_ns for r in members), max(r.max_ns for r in members))
-        for name, members in groups.items()
-    ]
+    totals = []
+    for name, members in groups.items():
+        count, total = sum(r.count for r in members), sum(r.total_ns for r in members)
+        totals.append(NameStats(name, count, total, sum(r.self_ns for r in members), total / count,
+                                min(r.min_ns for r in members), max(r.max_ns for r in members)))
     return sorted(totals, key=lambda row: -row.total_ns), of
 
 

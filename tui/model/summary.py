@@ -51,7 +51,7 @@ def summarize(ws: Workspace) -> dict:
 def _trace_facts(ws: Workspace) -> dict:
     """The profile at a glance, as XProf's overview gives it: size, lost data, devices and their
     peaks, steps, the top XLA ops and the allocators' highest memory (decodes every track)."""
-    from tui.model.links import op_categories, op_flop_rates, op_instructions, top_ops
+    from tui.model.links import op_profile
     from tui.model.memory import memory_counters
 
     trace = ws.trace
@@ -64,15 +64,13 @@ def _trace_facts(ws: Workspace) -> dict:
     durations = [end - start for start, end, _ in trace.steps]
     facts["steps"] = {"count": len(durations), "mean_us": sum(durations) / len(durations) / 1000.0,
                       "min_us": min(durations) / 1000.0, "max_us": max(durations) / 1000.0} if durations else None
-    ops = top_ops(ws)
-    instructions = op_instructions(ws, ops)
-    total = sum(row.total_ns for row in ops)
+    profile = op_profile(ws)
+    total = sum(row.total_ns for row in profile.ops)
     facts["top_ops"] = [{"name": row.name, "program": row.program, "count": row.count, "total_us": row.total_ns / 1000.0,
                          "share": row.total_ns / total if total else 0.0, "flops_per_s": rate}
-                        for row, rate in zip(ops[:TOP_OPS], op_flop_rates(ops[:TOP_OPS], instructions[:TOP_OPS]))]
+                        for row, rate in zip(profile.ops[:TOP_OPS], profile.rates)]
     facts["op_categories"] = [{"name": row.name, "count": row.count, "total_us": row.total_ns / 1000.0,
-                               "share": row.total_ns / total if total else 0.0}
-                              for row in op_categories(ops, instructions)[0]]
+                               "share": row.total_ns / total if total else 0.0} for row in profile.categories]
     facts["memory_counters"] = [{"name": c.name, "max_bytes": int(c.value.max())}
                                 for c in memory_counters(trace) if len(c.value) and c.value.max() > 0]
     return facts

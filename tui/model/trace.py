@@ -399,6 +399,8 @@ class Trace:
         warnings: list[str],
         counters: list[CounterTrack] | Callable[[], list[CounterTrack]],
         args_nbytes: Callable[[], int] | None = None,
+        flow_points: Sequence[FlowPoint] = (),
+        let_go: Callable[[float], bool] | None = None,
     ):
         self.path = path
         self.source = source  # "xplane" or "chrome"
@@ -414,9 +416,9 @@ class Trace:
         self._span: tuple[int, int] | None = None
         self._lanes: TraceLanes | None = None
         self._args_nbytes = args_nbytes  # args a reader keeps in memory (Chrome JSON)
-        self.flow_points: list[FlowPoint] = []  # a Chrome trace's flow events
+        self._flow_points = flow_points  # a Chrome trace's flow events
         self._flow_links: dict | None = None
-        self.let_go_sources: Callable[[float], bool] | None = None  # see let_go_idle
+        self._let_go = let_go  # an xplane reader's: frees its parsed files when idle (see let_go_idle)
 
     def __repr__(self) -> str:
         return f"Trace({self.path!r}, {self.event_count} events, {len(self.tracks)} tracks)"
@@ -425,7 +427,7 @@ class Trace:
         """(track index, event index) -> the events a Chrome trace's flow events link it to
         (trace_flows); worked out on first use."""
         if self._flow_links is None:
-            self._flow_links = flow_links(self.tracks, self.flow_points)
+            self._flow_links = flow_links(self.tracks, self._flow_points)
         return self._flow_links
 
     def let_go_idle(self, idle_s: float = 30.0) -> bool:
@@ -433,7 +435,12 @@ class Trace:
         times the file) once every track is decoded and nothing read it for `idle_s` (or longer,
         for a file slow to parse; 0: now); it comes back, parsed again, on the next stats read.
         True if anything was freed."""
-        return self.let_go_sources(idle_s) if self.let_go_sources is not None else False
+        return self._let_go(idle_s) if self._let_go is not None else False
+
+    @property
+    def can_let_go(self) -> bool:
+        """Whether the reader holds anything let_go_idle could free."""
+        return self._let_go is not None
 
     @property
     def names(self) -> list[str]:

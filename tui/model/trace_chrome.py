@@ -394,6 +394,4 @@ def read_chrome(files: list[Path]) -> Trace:
     def args_nbytes() -> int:
         return sum(size() for size in args_sizes)
 
-    trace = Trace(path, "chrome", tracks, table, lock, {}, warnings, counters, args_nbytes)
-    trace.flow_points = flows
-    return trace
+    return Trace(path, "chrome", tracks, table, lock, {}, warnings, counters, args_nbytes, flow_points=flows)

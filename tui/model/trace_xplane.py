@@ -253,7 +253,6 @@ def _decode_line(source: _Source, plane: int, index: int, group: str, shift: int
         name_id = table.ids(names)
         _note_steps(line, name_id, known, table)
         memory.collect(group, line, table, name_id, start)
-        del line, rows
     source.line_decoded()
     return start, dur, name_id, _LineStats(source, plane, index)
 
@@ -324,7 +323,6 @@ def read_xplanes(files: list[Path]) -> Trace:
         return memory.tracks()
 
     path = str(files[0]) if len(files) == 1 else str(files[0].parent)
-    trace = Trace(path, "xplane", tracks, table, lock, devices, warnings, counters)
     sources = [host.source for host in hosts]
-    trace.let_go_sources = lambda idle_s: any([source.let_go(idle_s) for source in sources])
-    return trace
+    return Trace(path, "xplane", tracks, table, lock, devices, warnings, counters,
+                 let_go=lambda idle_s: any([source.let_go(idle_s) for source in sources]))

@@ -20,8 +20,7 @@ from textual.widgets import Input
 from tui.model.errors import InputError
 from tui.model.cost import op_cost
 from tui.model.links import (correlated, events_of_name, instruction_for_event, kernel_op_names,
-                             module_name, occurrences, op_categories, op_flop_rates, op_instructions, op_names,
-                             top_ops)
+                             OpProfile, occurrences, op_names, op_profile)
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats, Trace, TraceLanes, return_freed_memory
@@ -67,10 +66,7 @@ class TimelineScreen(WorkspaceScreen):
         self._flows: tuple[int, int, list[tuple[int, int]]] = (-1, -1, [])  # event, and events that share its
         # correlation_id (a kernel's launch, a launch's kernel)
         self._pending: Selection | None = None  # to follow once the tracks are decoded
-        self._ops: list[NameStats] | None = None
-        self._categories: list[NameStats] | None = None  # the top ops added up by category
-        self._category_of: list[str] = []  # each top-ops row's category
-        self._rates: list[float | None] = []  # each top-ops row's achieved FLOP/s
+        self._ops: OpProfile | None = None  # the top-ops tables, once worked out
         self._searched: str | None = None
         super().on_mount()
 
@@ -80,7 +76,7 @@ class TimelineScreen(WorkspaceScreen):
 
     # -- workspace and selection ----------------------------------------------------------------
     def show_workspace(self, ws: Workspace) -> None:
-        self._link, self._ops, self._categories, self._flows = None, None, None, (-1, -1, [])
+        self._link, self._ops, self._flows = None, None, (-1, -1, [])
         self._pending = ws.selection
         self.view.set_trace(ws.trace, op_names(ws))
         self._show_trace_facts()
@@ -388,41 +384,38 @@ class TimelineScreen(WorkspaceScreen):
         (arrows, Enter, `s` sorts) until it closes or Esc."""
         if self.trace is None:
             return
-        shown = self._categories if by_category else self._ops
-        if self.panel.showing_table and shown is not None and self.panel.rows is shown:
+        profile = self._ops
+        if profile is None:
+            self._compute_top_ops(by_category)
+        elif self.panel.showing_table and self.panel.rows is (profile.categories if by_category else profile.ops):
             self._show_trace_facts()
             self.view.focus()
-        elif shown is not None:
-            self._ops_ready(self._ops, self._categories, self._category_of, self._rates, by_category)
         else:
-            self._compute_top_ops(by_category)
+            self._ops_ready(profile, by_category)
 
     @work(thread=True, exclusive=True, group="timeline-ops")
     def _compute_top_ops(self, by_category: bool) -> None:
         self.trace.decode_all()
         try:
-            rows = top_ops(self.workspace)
-            instructions = op_instructions(self.workspace, rows)
+            profile = op_profile(self.workspace)
         except InputError as error:  # the file changed since it was loaded, or a module is bad
             self.app.call_from_thread(self.notify, str(error), severity="error")
             return
-        categories, category_of = op_categories(rows, instructions)
-        rates = op_flop_rates(rows, instructions)
-        self.app.call_from_thread(self._ops_ready, rows, categories, category_of, rates, by_category)
+        self.app.call_from_thread(self._ops_ready, profile, by_category)
 
-    def _ops_ready(self, rows: list[NameStats], categories: list[NameStats], category_of: list[str],
-                   rates: list[float | None], by_category: bool) -> None:
-        self._ops, self._categories, self._category_of, self._rates = rows, categories, category_of, rates
+    def _ops_ready(self, profile: OpProfile, by_category: bool) -> None:
+        self._ops = profile
         self.panel.focus()
+        rows = profile.ops
         total = sum(row.total_ns for row in rows)
         if not rows:
             self.panel.show_table(" No XLA op events recognised (load the program's HLO beside the profile)", rows)
         elif by_category:
-            self.panel.show_table(f" XLA op time by category: {len(rows):,} ops in {len(categories)} categories, "
-                                  f"{format_ns(total, 6)} in all (Enter: the category's ops)", categories, total)
+            self.panel.show_table(f" XLA op time by category: {len(rows):,} ops in {len(profile.categories)} categories, "
+                                  f"{format_ns(total, 6)} in all (Enter: the category's ops)", profile.categories, total)
         else:
             self.panel.show_table(f" Top XLA ops over the whole trace: {self._ops_title(rows)}, {format_ns(total, 6)} in all",
-                                  rows, total, rates)
+                                  rows, total, profile.rates)
 
     @staticmethod
     def _ops_title(rows: list[NameStats]) -> str:
@@ -430,20 +423,21 @@ class TimelineScreen(WorkspaceScreen):
         return f"{len(rows):,} ops" if len(programs) < 2 else f"{len(rows):,} ops of {len(programs)} programs"
 
     def _show_category(self, name: str) -> None:
-        chosen = [k for k, category in enumerate(self._category_of) if category == name]
-        rows = [self._ops[k] for k in chosen]
-        total = sum(row.total_ns for row in self._ops)
+        profile = self._ops
+        chosen = [k for k, category in enumerate(profile.category_of) if category == name]
+        rows = [profile.ops[k] for k in chosen]
+        total = sum(row.total_ns for row in profile.ops)
         self.panel.show_table(f" {name}: {self._ops_title(rows)}, {format_ns(sum(r.total_ns for r in rows), 6)} "
-                              f"of {format_ns(total, 6)} (T: all categories)", rows, total, [self._rates[k] for k in chosen])
+                              f"of {format_ns(total, 6)} (T: all categories)", rows, total, [profile.rates[k] for k in chosen])
 
     def on_trace_panel_name_chosen(self, message: TracePanel.NameChosen) -> None:
         """A name in a table: its events (an op's runs in its program) become the matches; the
         cursor goes to the next one in time. A category's name lists its ops."""
-        if self._categories is not None and self.panel.rows is self._categories:
+        if self._ops is not None and self.panel.rows is self._ops.categories:
             self._show_category(message.name)
             return
         if message.program is not None:
-            self.view.set_matches(*occurrences(self.trace, module_name(message.program), message.name, message.program))
+            self.view.set_matches(*occurrences(self.trace, None, message.name, program=message.program))
         else:
             self.view.set_matches(*events_of_name(self.trace, message.name))
         self._searched = None
