@@ -178,3 +178,40 @@ def test_loading_never_writes_into_the_input_folder(tmp_path):
 def test_json_needs_summary(flag):
     result = run(flag, str(FIXTURES / "mlp.hlo"))
     assert result.returncode == 2 and "--summary" in result.stderr
+
+
+@pytest.mark.parametrize("signum", ["SIGTERM", "SIGHUP"])
+def test_kill_or_a_closed_ssh_session_hands_the_terminal_back(signum):
+    """The UI, told to end by a signal, leaves the alternate screen and mouse reporting (a raw
+    exit would leave the user's shell drawing inside them) and exits with 128 + the signal."""
+    import pty
+    import select
+    import signal
+    import time
+
+    main, terminal = pty.openpty()
+    env = dict(os.environ, TERM="xterm-256color", COLUMNS="100", LINES="30")
+    child = subprocess.Popen([sys.executable, "-m", "tui", str(FIXTURES / "mlp.hlo")], cwd=REPO, env=env,
+                             stdin=terminal, stdout=terminal, stderr=terminal, start_new_session=True)
+    os.close(terminal)
+    seen, deadline = b"", time.monotonic() + 120
+
+    def read_until(done) -> None:
+        nonlocal seen
+        while not done() and time.monotonic() < deadline:
+            if select.select([main], [], [], 0.5)[0]:
+                try:
+                    seen += os.read(main, 65536)
+                except OSError:  # the child closed the terminal
+                    return
+
+    try:
+        read_until(lambda: b"Graph" in seen)  # the UI is up
+        assert b"\x1b[?1049h" in seen, seen[-500:]
+        child.send_signal(getattr(signal, signum))
+        read_until(lambda: b"\x1b[?1049l" in seen)
+        assert child.wait(timeout=60) == 128 + getattr(signal, signum)
+        assert b"\x1b[?1049l" in seen and b"Traceback" not in seen
+    finally:
+        child.kill()
+        os.close(main)

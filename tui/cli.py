@@ -91,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         from tui.app import XlaTuiApp
 
         app = XlaTuiApp(*paths, main=args.main)
+        _end_cleanly_on_hangup(app)
         app.run()
         if app.load_error:
             raise InputError(None, app.load_error)
@@ -111,15 +112,26 @@ def main(argv: list[str] | None = None) -> int:
                       file=sys.stderr)
 
 
-def _exit_cleanly_on_hangup() -> None:
-    """SIGTERM and SIGHUP (a closed SSH session) end us by SystemExit instead of on the spot,
-    so that `finally` removes a temporary capture."""
+def _end_cleanly_on_hangup(app=None) -> None:
+    """SIGTERM and SIGHUP (`kill`, a closed SSH session) end us by SystemExit instead of on the
+    spot, so that `finally` removes a temporary capture; once `app` runs, they ask it to exit,
+    so that Textual also hands the terminal back (main screen, no mouse reporting)."""
+    import asyncio
     import signal
     import threading
 
+    def end(number: int, frame) -> None:
+        try:
+            loop = asyncio.get_running_loop()  # the handler runs on the main thread, in the loop
+        except RuntimeError:
+            loop = None
+        if app is None or loop is None or not app.is_running:
+            sys.exit(128 + number)
+        loop.call_soon_threadsafe(app.exit, None, 128 + number)
+
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(signum, lambda number, frame: sys.exit(128 + number))
+            signal.signal(signum, end)
 
 
 def _is_script(target: str) -> bool:
@@ -136,7 +148,7 @@ def _capture(args):
     if _is_script(args.target):
         from tui.model.capture import capture_script
 
-        _exit_cleanly_on_hangup()
+        _end_cleanly_on_hangup()
         return capture_script(target, args.script_args, save_to=args.save, profile=not args.no_profile,
                               profile_python=args.profile_python, profile_seconds=args.profile_seconds)
     script_only = [flag for flag, given in (("--save", args.save), ("--no-profile", args.no_profile),
