@@ -84,6 +84,17 @@ async def test_help_lists_keys_and_closes():
         assert isinstance(app.screen, GraphScreen)
 
 
+async def test_help_names_a_screens_mouse_gestures():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(120, 80)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("4", "question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = screen_text(app)
+        assert "ctrl+wheel" in text and "zoom about the pointer" in text and "Mark range" in text
+
+
 async def test_palette_offers_modules_and_screens():
     from tui.screens.palette import WorkspaceCommands
 

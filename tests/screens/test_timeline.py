@@ -367,6 +367,37 @@ async def test_click_selects_and_drag_marks_a_range():
         assert app.screen.panel.showing_table
 
 
+async def test_the_wheel_scrolls_rows_zooms_with_ctrl_and_pans_with_shift():
+    from textual import events
+
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(140, 20)) as pilot:  # short: more rows than fit
+        view = await open_timeline(pilot)
+        await pilot.press("w", "w")
+        y = view.header_height + 2
+
+        async def wheel(kind, x: int, ctrl: bool = False, shift: bool = False) -> None:
+            view.post_message(kind(view, x, y, 0, 0, 0, shift, False, ctrl, screen_x=x, screen_y=y))
+            await settle(pilot)
+
+        before = window(view)
+        assert view.max_scroll_y > 0
+        await wheel(events.MouseScrollDown, view.label_width + 5)
+        assert view.scroll_offset.y > 0 and window(view) == before  # rows scrolled, time did not
+        column = 30
+        at = view.window.time_at(column + 0.5)
+        await wheel(events.MouseScrollUp, view.label_width + column, ctrl=True)
+        assert view.window.width == pytest.approx((before[1] - before[0]) * ZOOM_STEP)
+        assert view.window.time_at(column + 0.5) == pytest.approx(at, abs=view.window.ns_per_cell)  # the pointer's time stays put
+        await wheel(events.MouseScrollDown, view.label_width + column, ctrl=True)
+        assert view.window.width == pytest.approx(before[1] - before[0])
+        zoomed = window(view)
+        await wheel(events.MouseScrollDown, view.label_width + column, shift=True)
+        assert view.window.t0 - zoomed[0] == pytest.approx(PAN_STEP / 2 * (zoomed[1] - zoomed[0]))
+        await wheel(events.MouseScrollLeft, view.label_width + column)
+        assert window(view) == pytest.approx(zoomed)
+
+
 async def test_groups_collapse_and_expand():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:

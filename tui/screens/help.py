@@ -43,6 +43,8 @@ class HelpScreen(ModalScreen):
                         continue  # off on this screen now (a memory screen without a program has no buffer keys)
                     seen.add(binding.key)
                     table.add_row(_keys(binding.key), binding.description)
+        for gesture, description in getattr(self.under, "MOUSE", []):
+            table.add_row(gesture, description)
         table.add_row("", "")
         table.add_row("[u]Everywhere[/u]", "")
         for key, description in GENERAL:

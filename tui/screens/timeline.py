@@ -40,6 +40,13 @@ class TimelineScreen(WorkspaceScreen):
     #timeline-search { dock: bottom; margin-bottom: 1; }
     """
     pane_title = "4 Timeline"
+    MOUSE = [  # for the help screen
+        ("click", "select an event (a group's name: collapse it)"),
+        ("drag", "mark a time range"),
+        ("wheel", "scroll the rows"),
+        ("ctrl+wheel", "zoom about the pointer"),
+        ("shift+wheel", "pan"),
+    ]
     missing_note = None  # the pane explains itself
     shows = "trace"
     BINDINGS = [

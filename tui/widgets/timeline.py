@@ -3,7 +3,8 @@
 Keys follow Perfetto and XProf: W/S zoom about the cursor, A/D pan (shifted: bigger steps),
 arrows move between events and rows, Enter or a click selects, F fits the selection, 0 shows
 the whole trace, M marks the cursor event's time range (Shift+arrows or a mouse drag mark any
-range), N/Shift+N step through search matches.
+range), N/Shift+N step through search matches. The wheel scrolls rows, Ctrl+wheel zooms about
+the pointer, Shift+wheel pans.
 
 Rendered with the Line API. A frame bins every visible row's events into cells with one call
 (`tui.model.trace_bins`: a searchsorted per cell edge on the trace's merged row index, never a
@@ -487,6 +488,32 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
             self._range_anchor = self.marked[0]
             self.mark_range(self.marked)
         self._drag_from = None
+
+    def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self._wheel(event, 1)
+
+    def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self._wheel(event, -1)
+
+    def _on_mouse_scroll_right(self, event: events.MouseScrollRight) -> None:
+        self._wheel(event, 1, sideways=True)
+
+    def _on_mouse_scroll_left(self, event: events.MouseScrollLeft) -> None:
+        self._wheel(event, -1, sideways=True)
+
+    def _wheel(self, event: events.MouseEvent, direction: int, sideways: bool = False) -> None:
+        """As in Perfetto: the wheel scrolls the rows; Ctrl+wheel zooms about the pointer's time
+        (down: out); Shift+wheel or a sideways swipe pans."""
+        if self.trace is None or not (sideways or event.ctrl or event.shift):
+            return  # Textual scrolls the rows
+        event.prevent_default()
+        event.stop()
+        if event.ctrl and not sideways:
+            at = self._time_at_x(event.x)
+            factor = ZOOM_STEP if direction < 0 else 1 / ZOOM_STEP
+            self.set_window(self.window.zoom(factor, self._zoom_centre() if at is None else at))
+        else:
+            self.action_pan(direction * PAN_STEP / 2)
 
     def on_click(self, event: events.Click) -> None:
         if self._dragged:
