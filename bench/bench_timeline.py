@@ -3,11 +3,15 @@ Textual app measured the same way in the same process (bench/keyframe.py; target
 
 Every key measured changes every row of the picture: zoomed fully out, W then S (zoom in one
 step and back); zoomed fully in (one nanosecond per cell, in the busiest stretch), D then A
-(pan and back) and S then W (zoom out one step and back in). Also the cursor keys: left/right
-between events (zoomed fully in, each step pans to the next event: a whole new picture, and
-the event's details below) and up/down between rows (two rows repainted). Each comparison runs
-`--repeats` times (other processes on the machine swing single runs a lot); the median ratio
-is the figure. Needs `make_profile.py`'s run.
+(pan and back) and S then W (zoom out one step and back in). Going back lands on the window of
+a moment ago, whose rows the view keeps (tui/widgets/timeline_pictures.py), so those keys are
+also measured with nothing kept (every key paints the whole pane), and D pressed on and on
+(a window never shown before at each key): once back to back, once with a pause before each
+key (a view left still has the windows of the next zoom and pan keys painted ahead). Also the
+cursor keys: left/right between events (zoomed fully in, each step pans to the next event: a
+whole new picture, and the event's details below) and up/down between rows (two rows
+repainted). Each comparison runs `--repeats` times (other processes on the machine swing
+single runs a lot); the median ratio is the figure. Needs `make_profile.py`'s run.
 
     python bench/bench_timeline.py [--rounds 10] [--repeats 3] [--size 200x50]
 """
@@ -54,6 +58,16 @@ def zoomed_in(on_row: int):
     return setup
 
 
+def nothing_kept(setup):
+    """Setup, then no window kept or painted ahead: every key paints the whole pane."""
+
+    async def without_pictures(app, pilot) -> None:
+        await setup(app, pilot)
+        app.screen.view.pictures.kept = 0
+
+    return without_pictures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=10)
@@ -71,19 +85,25 @@ def main() -> None:
         return XlaTuiApp(xplane)
 
     busy_row = 9  # /host:CPU's first XLA Eigen thread, row 0 (rows: group, python x6, ...)
+    pause_s = 0.6  # two ticks of a view standing still, and some
     cases = [
-        ("timeline zoomed out, W/S", ["w", "s"], show_timeline),
-        ("timeline zoomed in, D/A", ["d", "a"], zoomed_in(busy_row)),
-        ("timeline zoomed in, S/W", ["s", "w"], zoomed_in(busy_row)),
-        ("timeline cursor, right/left", ["right", "left"], zoomed_in(busy_row)),
-        ("timeline cursor, down/up", ["down", "up"], zoomed_in(busy_row)),
+        ("timeline zoomed out, W/S", ["w", "s"], show_timeline, 0.0),
+        ("  the same, nothing kept", ["w", "s"], nothing_kept(show_timeline), 0.0),
+        ("timeline zoomed in, D/A", ["d", "a"], zoomed_in(busy_row), 0.0),
+        ("  the same, nothing kept", ["d", "a"], nothing_kept(zoomed_in(busy_row)), 0.0),
+        ("timeline zoomed in, S/W", ["s", "w"], zoomed_in(busy_row), 0.0),
+        ("  the same, nothing kept", ["s", "w"], nothing_kept(zoomed_in(busy_row)), 0.0),
+        ("timeline zoomed in, D on", ["d"], zoomed_in(busy_row), 0.0),
+        ("  the same, after a pause", ["d"], zoomed_in(busy_row), pause_s),
+        ("timeline cursor, right/left", ["right", "left"], zoomed_in(busy_row), 0.0),
+        ("timeline cursor, down/up", ["down", "up"], zoomed_in(busy_row), 0.0),
     ]
-    medians = {}
-    for label, keys, setup in cases:
-        ratios = [compare(label, app, keys, args.rounds, setup, size) for _ in range(args.repeats)]
-        medians[label] = statistics.median(ratios)
+    medians = []
+    for label, keys, setup, pause in cases:
+        ratios = [compare(label.strip(), app, keys, args.rounds, setup, size, pause_s=pause) for _ in range(args.repeats)]
+        medians.append((label, statistics.median(ratios)))
     print(f"median ratio of {args.repeats} runs (target <= 1.2):")
-    for label, ratio in medians.items():
+    for label, ratio in medians:
         print(f"  {label:<30} {ratio:.2f}")
 
 

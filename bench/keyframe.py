@@ -85,7 +85,7 @@ async def _press(app: App, pilot, key: str) -> None:
 
 
 async def _interleaved(ours: App, keys: Sequence[str], passes: int, setup: Setup | None, size: tuple[int, int],
-                       timed: Sequence[str] | None) -> tuple[list[float], list[float]]:
+                       timed: Sequence[str] | None, pause_s: float) -> tuple[list[float], list[float]]:
     loop = asyncio.get_running_loop()
     queues, readies, tasks = [], [], []
     for app, app_setup in ((TrivialApp(), None), (ours, setup)):
@@ -104,6 +104,8 @@ async def _interleaved(ours: App, keys: Sequence[str], passes: int, setup: Setup
         peer_times, our_times = [], []
         for _ in range(passes):
             for key in keys:
+                if pause_s:
+                    await asyncio.sleep(pause_s)  # a person between keys: timers run, nothing is timed
                 if timed is not None and key not in timed:
                     await press(queues[1], key)
                     continue
@@ -118,19 +120,21 @@ async def _interleaved(ours: App, keys: Sequence[str], passes: int, setup: Setup
 
 
 def key_to_frame(app_factory: Callable[[], App], keys: Sequence[str], rounds: int = 10, setup: Setup | None = None,
-                 size: tuple[int, int] = SIZE, timed: Sequence[str] | None = None) -> tuple[float, float]:
+                 size: tuple[int, int] = SIZE, timed: Sequence[str] | None = None, pause_s: float = 0.0) -> tuple[float, float]:
     """Median seconds per key for ours and for the trivial app, over `rounds` passes through
     `keys` (a first pass warms both up and is dropped), each of our timed keys right after one
-    of the peer's; with `timed`, only those keys count (the others only set them up)."""
-    ours, peer = asyncio.run(_interleaved(app_factory(), keys, rounds + 1, setup, size, timed))
+    of the peer's; with `timed`, only those keys count (the others only set them up); with
+    `pause_s`, both apps idle that long before each key, untimed (what runs then is not counted)."""
+    ours, peer = asyncio.run(_interleaved(app_factory(), keys, rounds + 1, setup, size, timed, pause_s))
     per_pass = len(keys) if timed is None else sum(key in timed for key in keys)
     return statistics.median(ours[per_pass:]), statistics.median(peer[per_pass:])
 
 
 def compare(label: str, app_factory: Callable[[], App], keys: Sequence[str], rounds: int = 10,
-            setup: Setup | None = None, size: tuple[int, int] = SIZE, timed: Sequence[str] | None = None) -> float:
+            setup: Setup | None = None, size: tuple[int, int] = SIZE, timed: Sequence[str] | None = None,
+            pause_s: float = 0.0) -> float:
     """Print ours vs the trivial app, same keys, same size, interleaved; return the ratio."""
-    ours, peer = key_to_frame(app_factory, keys, rounds, setup, size, timed)
+    ours, peer = key_to_frame(app_factory, keys, rounds, setup, size, timed, pause_s)
     ratio = ours / peer
     print(f"{label}: key-to-frame {ours * 1000:.2f} ms vs trivial app {peer * 1000:.2f} ms -> ratio {ratio:.2f}"
           f" (target <= 1.2) [{size[0]}x{size[1]}, median of {rounds} passes]", flush=True)

@@ -150,6 +150,78 @@ async def test_rows_kept_from_an_earlier_cursor_are_what_a_fresh_paint_draws():
         assert view.trace.tracks[view.cursor[0]].event_name(view.cursor[1]) in shown
 
 
+async def test_windows_shown_before_or_painted_ahead_come_back_as_a_fresh_paint_draws_them(monkeypatch):
+    """S after W (A after D) lands on the window of a moment ago: its rows come back without
+    binning anything again; a view left standing still has its next windows painted ahead.
+    Either way the lines must be exactly what painting that window afresh draws."""
+    import tui.widgets.timeline as timeline
+    from tui.model.trace_bins import bin_rows
+
+    calls = []
+
+    def counting(*args, **kwargs):
+        calls.append(args[1])
+        return bin_rows(*args, **kwargs)
+
+    monkeypatch.setattr(timeline, "bin_rows", counting)
+    monkeypatch.setattr(timeline, "STILL_TICK_S", 3600)  # the test says when the view stood still
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        await move_to_row(pilot, view, first_row_of(view, "tf_XLAPjRtCpuClient/5463703682951342780"))
+        await pilot.press("w", "w", "right")
+        await pilot.pause()
+
+        def lines():
+            return [list(view.render_line(y)) for y in range(view.size.height)]
+
+        def fresh():
+            view._redraw()
+            return lines()
+
+        async def press(key: str):
+            calls.clear()
+            await pilot.press(key)
+            await pilot.pause()
+            return lines()
+
+        before = window(view)
+        await press("w")
+        assert calls and window(view) != before  # a new window: binned
+        back = await press("s")
+        assert calls == [] and window(view) == before  # exactly the window it was
+        assert back == fresh()
+        calls.clear()
+        view._paint_ahead_when_still()  # two ticks of a view standing still
+        assert calls == []
+        view._paint_ahead_when_still()
+        assert len(calls) >= 4  # zoom in, zoom out, pan left, pan right
+        for key, undo in (("a", "d"), ("w", "s"), ("s", "w"), ("d", "a")):
+            shown = await press(key)
+            assert calls == [], key
+            assert shown == fresh(), key
+            await press(undo)
+            view._paint_ahead_when_still()
+            view._paint_ahead_when_still()
+
+
+def test_pictures_keep_the_latest_windows_and_know_them_within_a_thousandth_of_a_cell():
+    from tui.model.timescale import Window
+    from tui.widgets.timeline_pictures import KEPT, Picture, Pictures
+
+    pictures = Pictures()
+    windows = [Window(1000.0 * k, 1000.0 * k + 500.0, 100, (0, 10**6)) for k in range(KEPT + 1)]
+    for w in windows:
+        pictures.put(w, Picture())
+    assert pictures.kept_as(windows[0]) is None  # the oldest was let go
+    near = Window(windows[3].t0 + 0.004, windows[3].t1 - 0.004, 100, (0, 10**6))  # 5 ns a cell
+    assert pictures.kept_as(near) is windows[3]
+    assert pictures.kept_as(Window(windows[3].t0 + 0.01, windows[3].t1, 100, (0, 10**6))) is None
+    assert pictures.kept_as(Window(windows[3].t0, windows[3].t1, 99, (0, 10**6))) is None
+    found, _ = pictures.find(near)
+    assert found is windows[3] and pictures.kept_as(near) is None  # the view holds it now
+
+
 async def test_enter_selects_an_op_and_enter_again_opens_its_instruction():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:

@@ -32,6 +32,7 @@ from tui.model.trace import Trace, TraceLanes, Track
 from tui.model.trace_bins import SUB, Cells, bin_rows, busy_fraction, sampled_values
 from tui.model.trace_lanes import LaneIndex, lane_index, position
 from tui.widgets.line_cache import LineCache
+from tui.widgets.timeline_pictures import Picture, Pictures
 from tui.widgets.timeline_paint import (
     COUNTER,
     CURSOR,
@@ -51,6 +52,7 @@ LABEL_WIDTH = 28  # at most; a fifth of a narrow screen
 ZOOM_STEP, BIG_ZOOM_STEP = 0.6, 0.2
 PAN_STEP, BIG_PAN_STEP = 0.2, 0.8
 RANGE_STEP = 1 / 40  # of the window, per Shift+arrow
+STILL_TICK_S = 0.25  # a view unchanged for a tick of this gets its next windows painted ahead
 
 
 class Row(NamedTuple):
@@ -137,6 +139,9 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         self._ruler: Strip | None = None  # header line 0: time ticks, the marked range, the zoom centre
         self._ruler_centre = -1  # the column of the zoom centre on it
         self._steps_line: Strip | None = None  # header line 1, when the trace has steps
+        self.pictures = Pictures()  # of windows shown before this one, or painted ahead
+        self._still: tuple | None = None  # the view's state at the last tick
+        self._painted_ahead: tuple | None = None  # the state whose next windows were painted
         self.label_width = LABEL_WIDTH
         self._drag_from: float | None = None
         self._dragged = False
@@ -227,16 +232,30 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
 
     # -- view changes -------------------------------------------------------------------------
     def set_window(self, window: Window) -> None:
-        if window != self.window:
-            self.window = window
-            self._redraw()
+        """Show another time window: one shown a moment ago comes back as it was painted."""
+        if window == self.window:
+            return
+        lines = self._kept
+        lines.update((self._line_key(index), strip) for index, strip in self._lines.items())
+        self.pictures.put(self.window, Picture(lines, self._binned, self._steps_line))
+        self._forget_painted()
+        found = self.pictures.find(window)
+        if found is not None:
+            window, picture = found
+            self._kept, self._binned, self._steps_line = picture.lines, picture.binned, picture.steps_line
+        self.window = window
+        self.refresh()
 
     def _redraw(self) -> None:
-        self._lines.clear()
-        self._binned.clear()
-        self._kept.clear()
-        self._ruler = self._steps_line = None
+        """Paint everything again (the rows, their colours or the size changed), in every window."""
+        self.pictures.clear()
+        self._painted_ahead = None
+        self._forget_painted()
         self.refresh()
+
+    def _forget_painted(self) -> None:
+        self._lines, self._binned, self._kept = {}, {}, {}  # new dicts: a kept picture may hold the old ones
+        self._ruler = self._steps_line = None
 
     def _repaint_rows(self, *rows: int) -> None:
         top, width = int(self.scroll_offset.y), self.view_size.width
@@ -551,6 +570,38 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         return int(lanes.order[k]) if k >= 0 else None
 
     # -- painting -----------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        self.set_interval(STILL_TICK_S, self._paint_ahead_when_still)
+
+    def _paint_ahead_when_still(self) -> None:
+        """Once the view has stayed as it is for a whole tick, paint the windows that the next
+        zoom or pan key would show: that key then costs what going back to a window does."""
+        if self.trace is None or self.lanes is None or self.app.screen is not self.screen:
+            return
+        state = (self.window, self.cursor_row, self.cursor_event, int(self.scroll_offset.y), len(self.rows))
+        last, self._still = self._still, state
+        if state != last or state == self._painted_ahead:
+            return
+        self._painted_ahead = state
+        centre, window = self._zoom_centre(), self.window
+        for ahead in (window.zoom(ZOOM_STEP, centre), window.zoom(1 / ZOOM_STEP, centre), window.pan(-PAN_STEP), window.pan(PAN_STEP)):
+            if ahead != window and self.pictures.kept_as(ahead) is None:
+                self.pictures.put(ahead, self._paint_picture(ahead))
+
+    def _paint_picture(self, window: Window) -> Picture:
+        """The visible rows and the steps line as they would be painted in `window` (the view
+        itself is left as it is)."""
+        shown = (self.window, self._lines, self._binned, self._kept, self._ruler, self._steps_line)
+        self._forget_painted()
+        self.window = window
+        try:
+            self._paint_visible(int(self.scroll_offset.y))
+            if self.header_height > 1:
+                self._steps_line = self._paint_steps()
+            return Picture({self._line_key(index): strip for index, strip in self._lines.items()}, self._binned, self._steps_line)
+        finally:
+            self.window, self._lines, self._binned, self._kept, self._ruler, self._steps_line = shown
+
     def render_line(self, y: int) -> Strip:
         """Line y of the widget: the ruler (and steps) stay, the rows scroll."""
         if self.trace is None:
