@@ -13,6 +13,10 @@ measured the same way in the same process (bench/keyframe.py), and the ratio (ta
 - details: j walks forward through the schedule with the details screen open, so every key
   shows a different instruction (a full page redraw, nothing reused).
 
+The new-op and details cases run twice: keys back to back, and with a pause before each key
+(as a person reading the screen makes), in which the screens work ahead (tui/widgets/still.py):
+the graph around the op under the cursor is laid out and drawn, the pages of j and k laid out.
+
     python -m bench.bench_graph [--layers 48] [--rounds 20] [--repeat 5] [--hlo saved.txt]
 
 Each comparison runs `--repeat` times, the trivial app beside ours, keys interleaved
@@ -65,17 +69,21 @@ def main(argv=None) -> None:
     async def on_details(app, pilot):
         await pilot.press("2")
 
+    pause_s = 0.6  # two ticks of a view standing still (tui/widgets/still.py), and some
     cases = [
-        ("graph moves (k/j)", ["k", "j"], None, None),
-        ("graph re-centre (k/enter/backspace)", ["k", "enter", "backspace"], None, None),
-        ("graph re-centre on new ops (j, timed: enter)", ["j", "enter"], None, ["enter"]),
-        ("schedule moves (j/k)", ["j", "k"], on_schedule, None),
-        ("details next op (j)", ["j"], on_details, None),
+        ("graph moves (k/j)", ["k", "j"], None, None, 0.0),
+        ("graph re-centre (k/enter/backspace)", ["k", "enter", "backspace"], None, None, 0.0),
+        ("graph re-centre on new ops (j, timed: enter)", ["j", "enter"], None, ["enter"], 0.0),
+        ("  the same, after a pause", ["j", "enter"], None, ["enter"], pause_s),
+        ("schedule moves (j/k)", ["j", "k"], on_schedule, None, 0.0),
+        ("details next op (j)", ["j"], on_details, None, 0.0),
+        ("  the same, after a pause", ["j"], on_details, None, pause_s),
     ]
-    for label, keys, setup, timed in cases:
+    for label, keys, setup, timed, pause in cases:
+        label = label.strip()
         peers, ours = [], []
         for _ in range(args.repeat):  # what keyframe.compare does, keeping both times
-            mine, peer = key_to_frame(app, keys, args.rounds, setup, timed=timed)
+            mine, peer = key_to_frame(app, keys, args.rounds, setup, timed=timed, pause_s=pause)
             ours.append(mine)
             peers.append(peer)
             print(f"{label}: key-to-frame {ours[-1] * 1000:.2f} ms vs trivial app {peers[-1] * 1000:.2f} ms"

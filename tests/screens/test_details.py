@@ -48,6 +48,38 @@ async def test_follows_operands_and_users_and_walks_the_schedule():
         assert app.workspace.instruction is here.computation.instructions[here.index - 1]
 
 
+async def test_pages_laid_out_ahead_are_what_laying_out_afresh_gives(monkeypatch):
+    """A page left standing has the pages of j and k laid out ahead; those keys then show them
+    without laying anything out, and they read exactly as pages made on the spot."""
+    from tui.widgets import still
+
+    monkeypatch.setattr(still, "TICK_S", 3600)  # the test says when the page stood still
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        view, _ = await details_of(pilot, "ynn_fusion.32")
+        screen, here = app.screen, app.workspace.instruction
+        made = []
+        sections = screen._sections
+        monkeypatch.setattr(screen, "_sections", lambda ins: made.append(ins.name) or sections(ins))
+        screen._prepare_when_still()
+        assert made == []  # one tick is not standing still
+        screen._prepare_when_still()
+        order = here.computation.instructions
+        assert made == [order[here.index + 1].name, order[here.index - 1].name]
+        for key, step in (("j", 1), ("k", -1)):
+            made.clear()
+            await pilot.press(key)
+            assert made == [] and app.workspace.instruction is order[here.index + step]
+            ahead = view.plain_text()
+            screen._shown = (None, None)
+            screen._redraw()
+            assert made == [order[here.index + step].name] and view.plain_text() == ahead
+            app.select(instruction=here)
+            await pilot.pause()
+            screen._prepare_when_still()
+            screen._prepare_when_still()
+
+
 async def test_a_sharded_all_reduce_explained():
     app = XlaTuiApp(SHARDED)
     async with app.run_test(size=(160, 45)) as pilot:

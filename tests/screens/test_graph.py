@@ -53,6 +53,42 @@ async def test_opens_on_the_root_and_walks_to_neighbours():
         assert screen.view.graph is not kept and len(screen.view.graph.nodes) >= len(kept.nodes)
 
 
+async def test_the_op_under_a_still_cursor_is_laid_out_and_drawn_ahead(monkeypatch):
+    """Left on an op for a tick, the graph around it is laid out and drawn ahead: Enter then
+    lays out and draws nothing, and shows what a fresh layout draws."""
+    import tui.screens.graph as graph_screen
+    import tui.widgets.graph_view as graph_view
+    from tui.model.graph_layout import layout
+    from tui.widgets import still
+
+    drawing = graph_view._Drawing
+    monkeypatch.setattr(still, "TICK_S", 3600)  # the test says when the cursor stood still
+    laid, drawn = [], []
+    monkeypatch.setattr(graph_screen, "layout", lambda focus, *a: laid.append(focus.name) or layout(focus, *a))
+    monkeypatch.setattr(graph_view, "_Drawing", lambda *a: drawn.append(a[0]) or drawing(*a))
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("k")  # an operand of the root, not laid out yet
+        operand = selected(app)
+        laid.clear(), drawn.clear()
+        screen._lay_out_when_still()
+        assert laid == []  # one tick is not standing still
+        screen._lay_out_when_still()
+        assert laid == [operand.name] and len(drawn) == 1
+        ahead = drawn[0]
+        laid.clear(), drawn.clear()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.focus_name == operand.name and screen.view.graph is ahead
+        assert laid == [] and drawn == []
+        view = screen.view
+        shown = [list(view.render_line(y)) for y in range(view.size.height)]
+        view.show(layout(operand, screen.depth), cursor=operand.name)  # afresh
+        assert [list(view.render_line(y)) for y in range(view.size.height)] == shown
+        assert len(drawn) == 1
+
+
 async def test_left_right_stay_in_a_layer_and_depth_grows_the_graph():
     app = XlaTuiApp(TRANSFORMER)
     async with app.run_test(size=(160, 45)) as pilot:

@@ -56,7 +56,7 @@ async def test_every_section_is_laid_out_as_rich_lays_it_out():
         for ins in entry[::7] + fused[:10]:
             app.select(instruction=ins)
             await pilot.pause()
-            for section in view._sections:
+            for section in view.page.sections:
                 part = section()
                 parts = [part.header] if isinstance(part, Links) else [part]
                 for width in (158, 37):

@@ -156,6 +156,7 @@ async def test_windows_shown_before_or_painted_ahead_come_back_as_a_fresh_paint_
     Either way the lines must be exactly what painting that window afresh draws."""
     import tui.widgets.timeline as timeline
     from tui.model.trace_bins import bin_rows
+    from tui.widgets import still
 
     calls = []
 
@@ -164,7 +165,7 @@ async def test_windows_shown_before_or_painted_ahead_come_back_as_a_fresh_paint_
         return bin_rows(*args, **kwargs)
 
     monkeypatch.setattr(timeline, "bin_rows", counting)
-    monkeypatch.setattr(timeline, "STILL_TICK_S", 3600)  # the test says when the view stood still
+    monkeypatch.setattr(still, "TICK_S", 3600)  # the test says when the view stood still
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:
         view = await open_timeline(pilot)

@@ -30,10 +30,12 @@ from tui.model.roofline import Chip, chip_for, roofline
 from tui.model.shapes import human_bytes
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
-from tui.widgets.details_view import DetailsView, Links
+from tui.widgets import still
+from tui.widgets.details_view import DetailsView, Links, Page, Section
 from tui.widgets.highlight import highlight, numbered
 from tui.widgets.page_lines import KeyValues
 from tui.widgets.palette import category_style
+from tui.widgets.still import StillWatch
 
 _LEXER = HloLexer(stripnl=False)
 _PYTHON = PythonLexer(stripnl=False)
@@ -56,14 +58,28 @@ class DetailsScreen(WorkspaceScreen):
         self._shown: tuple[str | None, str | None] = (None, None)
         self._costs: dict[str, CostModel] = {}
         self._links: dict[str, TraceLinks] = {}
+        self._view: DetailsView | None = None
+        self._ahead: dict[tuple[str | None, str], Page] = {}  # pages laid out ahead: (module, instruction) -> page
+        self._still = StillWatch()
 
     def body(self) -> ComposeResult:
         yield DetailsView(id="details")
 
+    def on_mount(self) -> None:
+        self.set_interval(still.TICK_S, self._prepare_when_still)
+
+    @property
+    def view(self) -> DetailsView:
+        if self._view is None:
+            self._view = self.query_one(DetailsView)
+        return self._view
+
     def show_workspace(self, ws: Workspace) -> None:
         self._shown = (None, None)
+        self._ahead = {}  # pages laid out for what was loaded before
+        self._still.moved()
         self._redraw()
-        self.query_one(DetailsView).focus()
+        self.view.focus()
 
     def show_selection(self, old: Selection, new: Selection) -> None:
         self._redraw()
@@ -111,12 +127,17 @@ class DetailsScreen(WorkspaceScreen):
         if shown == self._shown:
             return
         self._shown = shown
-        view = self.query_one(DetailsView)
+        self._still.moved()
         if ins is None:
-            view.show([lambda: Text("No instruction selected: pick one in the graph screen (1).", style="italic")])
+            self.view.show([lambda: Text("No instruction selected: pick one in the graph screen (1).", style="italic")])
             return
+        ahead = self._ahead.pop(shown, None)
+        self.view.show(ahead if ahead is not None else self._sections(ins))
+
+    def _sections(self, ins: HloInstruction) -> list[Section]:
+        ws = self.workspace
         platform = explain.platform_of(str(ws.current.path), [d.device_type or d.name for d in self._devices()])
-        view.show([
+        return [
             lambda: self._head(ins),
             lambda: highlight(ins.text, _LEXER),
             lambda: _section("Result shape", KeyValues([(r.label, r.text) for r in explain.shape_rows(ins.shape, platform)])),
@@ -128,7 +149,19 @@ class DetailsScreen(WorkspaceScreen):
             lambda: _section("Source", self._source(ins)),
             lambda: _section("Cost (XLA's HloCostAnalysis conventions)", KeyValues(_cost_rows(self._cost_model().op(ins)))),
             lambda: _section("Profile", self._profile(ins, self._cost_model().op(ins))),
-        ])
+        ]
+
+    def _prepare_when_still(self) -> None:
+        """Once the page has stood still for a tick, lay out the pages j and k would show."""
+        ins = self.instruction
+        if ins is None or self.app.screen is not self or not self._still.stood_still(self._shown):
+            return
+        order, ahead = ins.computation.instructions, {}
+        for step in (1, -1):
+            other = order[(ins.index + step) % len(order)]
+            key = (self._shown[0], other.name)
+            ahead[key] = self._ahead.get(key) or self.view.prepare(self._sections(other))
+        self._ahead = ahead
 
     def _head(self, ins: HloInstruction) -> Text:
         text = Text()

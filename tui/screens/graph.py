@@ -28,11 +28,12 @@ from tui.model.hlo import HloComputation, HloInstruction
 from tui.model.search import InstructionIndex
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
-from tui.widgets import page_lines
+from tui.widgets import page_lines, still
 from tui.widgets.graph_view import GraphView
 from tui.widgets.instruction_list import InstructionList
 from tui.widgets.line_cache import LineCache
 from tui.widgets.palette import category_style
+from tui.widgets.still import StillWatch
 
 MIN_DEPTH, MAX_DEPTH, DEFAULT_DEPTH = 1, 6, 2
 LAYOUTS_KEPT = 64  # recent graph layouts kept for going back
@@ -73,6 +74,7 @@ class GraphScreen(WorkspaceScreen):
         self._layouts: OrderedDict[tuple, GraphLayout] = OrderedDict()  # the last few, newest last
         self._view: GraphView | None = None
         self._listing: InstructionList | None = None
+        self._still = StillWatch()
 
     def body(self) -> ComposeResult:
         yield GraphHead()
@@ -119,10 +121,26 @@ class GraphScreen(WorkspaceScreen):
         elif not self.view.move_to(ins.name):
             self.centre(ins)
 
+    def on_mount(self) -> None:
+        self.set_interval(still.TICK_S, self._lay_out_when_still)
+
+    def _lay_out_when_still(self) -> None:
+        """Once the cursor has stood still for a tick, lay out and draw the graph around the op
+        under it: Enter then shows it as drawn."""
+        view = self.view
+        if self.app.screen is not self or self.schedule_mode or self.focus_name is None:
+            return
+        if not self._still.stood_still((self.focus_name, view.cursor, self.depth, frozenset(self.expanded), id(view.graph))):
+            return
+        node = view.current
+        if node is not None and node.instruction is not None and node.key != self.focus_name:
+            view.prepare(self._layout(node.instruction))
+
     def centre(self, ins: HloInstruction, remember: bool = True) -> None:
         """Lay the graph out around `ins` (the expensive step: only when what is drawn changes)."""
         if remember and self.focus_name and self.focus_name != ins.name:
             self.workspace.push_focus(self.focus_name)
+        self._still.moved()
         self.focus_name = ins.name
         self._graph_stale = False
         self._fix_trail(ins.computation)
@@ -196,6 +214,7 @@ class GraphScreen(WorkspaceScreen):
     # -- graph events ---------------------------------------------------------
     def on_graph_view_highlighted(self, event: GraphView.Highlighted) -> None:
         event.stop()  # handled: the app need not see it (a message hop per key)
+        self._still.moved()
         if event.node.instruction is not None:
             self.app.select(instruction=event.node.instruction)
 

@@ -10,6 +10,7 @@ margin column.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Callable
 
 from rich.console import RenderableType
@@ -46,6 +47,23 @@ class Links:
 Section = Callable[[], "RenderableType | Links"]
 
 
+@dataclass
+class Page:
+    """One page's sections and what of them is laid out so far, at one width. Made by `show`,
+    or ahead of time by `prepare` (the page the next key will show), then shown as it is."""
+
+    sections: list[Section]
+    width: int
+    done: int = 0  # sections laid out so far
+    lines: list[list[Segment] | None] = field(default_factory=list)  # each line but its right margin (the thumb's column)
+    rows: dict[int, tuple[Callable[[object], Cells], object]] = field(default_factory=dict)  # link rows not drawn yet
+    links: list[tuple[int, object]] = field(default_factory=list)  # (line, target), in line order
+
+    @property
+    def complete(self) -> bool:
+        return self.done == len(self.sections)
+
+
 class DetailsView(LineCache, Viewport, Widget, can_focus=True):
     DEFAULT_CSS = """
     DetailsView { height: 1fr; }
@@ -67,53 +85,62 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
 
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
-        self._sections: list[Section] = []
-        self._done = 0  # sections rendered so far
-        self._lines: list[list[Segment] | None] = []  # each line but its right margin (the scroll thumb's column)
-        self._rows: dict[int, tuple[Callable[[object], Cells], object]] = {}  # link rows not drawn yet
-        self._links: list[tuple[int, object]] = []  # (line, target), in line order
-        self._width = 0
+        self.page = Page([], 0)
         self._styles: dict = {}  # a segment's style -> the style it is drawn in (see _line)
         self.link_at: int | None = None  # index into _links
 
-    def show(self, sections: list[Section]) -> None:
-        """A new page: nothing is rendered until a frame asks for it."""
-        self._sections = sections
-        self._done, self._lines, self._links, self._width = 0, [], [], self.view_size.width
-        self._rows = {}
-        self.link_at = None
-        self.top, self.extent = 0, Size(self._width, 0)
+    def show(self, sections: list[Section] | Page) -> None:
+        """A new page (its sections, or one prepared ahead): nothing more is laid out until a
+        frame asks for it."""
+        page = sections if isinstance(sections, Page) else Page(sections, self.view_size.width)
+        if page.width != self.view_size.width:
+            page = Page(page.sections, self.view_size.width)
+        self.page, self.link_at, self.top = page, None, 0
+        self._set_extent(grown_from=0)
         self.refresh()
 
-    def _render_until(self, line: int) -> None:
-        """Render sections in order until `line` exists or none are left.
+    def prepare(self, sections: list[Section]) -> Page:
+        """A page laid out as far as a screen shows, for `show` to take later."""
+        page = Page(sections, self.view_size.width)
+        self._lay_out(page, self.view_size.height)
+        return page
 
-        While sections remain the page is taken to go on for at least another screen; its height
-        is exact once the last section is in.
-        """
-        if self._width != self.view_size.width:
-            self.show(self._sections)
-        if not self._width or (len(self._lines) > line or self._done == len(self._sections)):
-            return
-        console, lines = self.app.console, self._lines
-        while len(lines) <= line and self._done < len(self._sections):
-            part = self._sections[self._done]()
-            self._done += 1
+    def _render_until(self, line: int) -> None:
+        """Lay out sections in order until `line` exists or none are left."""
+        if self.page.width != self.view_size.width:
+            self.show(self.page.sections)
+        if self._lay_out(self.page, line):
+            self._set_extent()
+
+    def _set_extent(self, grown_from: int | None = None) -> None:
+        """While sections remain the page is taken to go on for at least another screen (and never
+        shrinks while laid out further); its height is exact once the last section is in."""
+        page, height = self.page, len(self.page.lines)
+        before = self.extent.height if grown_from is None else grown_from
+        self.extent = Size(page.width, height if page.complete else max(before, height + self.view_size.height))
+
+    def _lay_out(self, page: Page, line: int) -> bool:
+        """Lay out `page`'s sections until `line` exists; False if nothing was left to do."""
+        if not page.width or len(page.lines) > line or page.complete:
+            return False
+        console, lines, inner = self.app.console, page.lines, max(1, page.width - 2)
+        while len(lines) <= line and not page.complete:
+            part = page.sections[page.done]()
+            page.done += 1
             header = part.header if isinstance(part, Links) else part
-            lines += map(self._line, page_lines.lines(header, self._inner, console))
+            lines += map(self._line, page_lines.lines(header, inner, console))
             if isinstance(part, Links):
                 for target in part.targets:
-                    self._links.append((len(lines), target))
-                    self._rows[len(lines)] = (part.row, target)
+                    page.links.append((len(lines), target))
+                    page.rows[len(lines)] = (part.row, target)
                     lines.append(None)
-        done = self._done == len(self._sections)
-        self.extent = Size(self._width, len(lines) if done else max(self.extent.height, len(lines) + self.view_size.height))
+        return True
 
     @property
     def _inner(self) -> int:
         """Columns for the text: one of margin each side, drawn here (a CSS padding would cost
         two more Strips a line)."""
-        return max(1, self._width - 2)
+        return max(1, self.page.width - 2)
 
     def notify_style_update(self) -> None:
         self._styles = {}
@@ -134,34 +161,35 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
         return out
 
     def _drawn(self, line: int) -> list[Segment]:
-        found = self._lines[line]
+        page = self.page
+        found = page.lines[line]
         if found is None:
-            row, target = self._rows.pop(line)
-            found = self._lines[line] = self._line(link_row(row(target), self._inner))
+            row, target = page.rows.pop(line)
+            found = page.lines[line] = self._line(link_row(row(target), self._inner))
         return found
 
     def plain_text(self) -> str:
         """The whole page as plain text (renders what is not rendered yet)."""
         self._render_until(1 << 30)
-        lines = (self._drawn(line) for line in range(len(self._lines)))
+        lines = (self._drawn(line) for line in range(len(self.page.lines)))
         return "\n".join("".join(segment.text for segment in line)[1:].rstrip() for line in lines)
 
     # -- links ----------------------------------------------------------------
     @property
     def link_target(self) -> object | None:
-        return self._links[self.link_at][1] if self.link_at is not None and self._links else None
+        return self.page.links[self.link_at][1] if self.link_at is not None and self.page.links else None
 
     def action_link(self, step: int) -> None:
         self._render_until(self.top + self.view_size.height)
-        if not self._links:
+        if not self.page.links:
             self.scroll_view(y=self.top + step)
             return
         old = self.link_at
-        self.link_at = 0 if old is None else max(0, min(len(self._links) - 1, old + step))
+        self.link_at = 0 if old is None else max(0, min(len(self.page.links) - 1, old + step))
         for index in (old, self.link_at):
             if index is not None:
-                self.repaint_rows(self._links[index][0])
-        line = self._links[self.link_at][0]
+                self.repaint_rows(self.page.links[index][0])
+        line = self.page.links[self.link_at][0]
         if not self.top <= line < self.top + self.view_size.height:
             self.scroll_view(y=line - self.view_size.height // 2)
 
@@ -180,11 +208,11 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         line = event.y + self.top
-        for index, (at, target) in enumerate(self._links):
+        for index, (at, target) in enumerate(self.page.links):
             if at == line:
                 old, self.link_at = self.link_at, index
                 if old is not None:
-                    self.repaint_rows(self._links[old][0])
+                    self.repaint_rows(self.page.links[old][0])
                 self.repaint_rows(line)
                 self.post_message(self.Followed(target))
                 return
@@ -194,16 +222,16 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
         width, height = self.view_size
         self._render_until(self.top + height)  # the page's height (and so the thumb) is settled for this frame
         line = y + self.top
-        if line >= len(self._lines):
+        if line >= len(self.page.lines):
             return Strip.blank(width, self.base_style)
         strip = Strip([*self._drawn(line), self.thumb(y, self.base_style)], width)
-        if self.link_at is not None and self._links and self._links[self.link_at][0] == line:
+        if self.link_at is not None and self.page.links and self.page.links[self.link_at][0] == line:
             strip = strip.apply_style(_CURSOR if self.has_focus else Style(bgcolor="#3a3a3a"))
         return strip
 
     def on_focus(self) -> None:
-        if self.link_at is not None and self._links:
-            self.repaint_rows(self._links[self.link_at][0])
+        if self.link_at is not None and self.page.links:
+            self.repaint_rows(self.page.links[self.link_at][0])
 
     on_blur = on_focus
 

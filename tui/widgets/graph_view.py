@@ -66,12 +66,16 @@ class GraphView(LineCache, Viewport, Widget, can_focus=True):
         self.cursor: str | None = None
         self._rows: _Drawing | None = None  # the drawing, centred, styled, as wide as the view or wider
         self._rows_width = -1  # view width the rows were built for
+        self._prepared: tuple[GraphLayout, _Drawing] | None = None  # drawn ahead (see prepare)
         self._marked: dict[int, Strip] = {}  # rows of the cursor's box, highlighted
 
     @property
     def pad(self) -> int:
         """Columns left of the drawing: a graph narrower than the view is centred."""
-        return max(0, (self.view_size.width - self.graph.width) // 2) if self.graph else 0
+        return self._pad_for(self.graph) if self.graph else 0
+
+    def _pad_for(self, graph: GraphLayout) -> int:
+        return max(0, (self.view_size.width - graph.width) // 2)
 
     # -- data -----------------------------------------------------------------
     def show(self, graph: GraphLayout, cursor: str | None = None) -> None:
@@ -82,6 +86,19 @@ class GraphView(LineCache, Viewport, Widget, can_focus=True):
         self.set_extent(Size(graph.width + self.pad, graph.height))
         self.refresh()
         self._reveal(True)
+
+    def prepare(self, graph: GraphLayout) -> None:
+        """Draw `graph` ahead (all its rows, up to a few screens), for `show` to take later."""
+        drawing = self._drawing(graph)
+        for row in range(min(graph.height, 4 * self.view_size.height)):
+            drawing.strip(row)
+        self._prepared = graph, drawing
+
+    def _drawing(self, graph: GraphLayout) -> _Drawing:
+        width, base, prepared = self.view_size.width, self.base_style, self._prepared
+        if prepared is not None and prepared[0] is graph and prepared[1].width == width and prepared[1].base == base:
+            return prepared[1]
+        return _Drawing(graph, self._pad_for(graph), width, base)
 
     def on_resize(self) -> None:
         if self.graph is not None:
@@ -153,7 +170,7 @@ class GraphView(LineCache, Viewport, Widget, can_focus=True):
         if self.graph is None or row >= self.graph.height:
             return Strip.blank(width, self.base_style)
         if self._rows_width != width:
-            self._rows = _Drawing(self.graph, self.pad, width, self.base_style)
+            self._rows = self._drawing(self.graph)
             self._rows_width = width
             self._marked.clear()
         strip = self._marked.get(row)
@@ -179,6 +196,7 @@ class _Drawing:
         for node in sorted(graph.nodes.values(), key=lambda n: n.x):
             for y in range(node.y, node.y + node.height):
                 self.by_row[y].append(node)
+        self.width = width  # the view's
         self.pad, self.full, self.base, self.edge = pad, max(width, graph.width + pad), base, base + _EDGE
         self.styles = {key: base + node_style(node, key == graph.focus) for key, node in graph.nodes.items()}
         self.strips: dict[int, Strip] = {}

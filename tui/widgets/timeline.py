@@ -31,7 +31,9 @@ from tui.model.timescale import Window, format_ns, ticks
 from tui.model.trace import Trace, TraceLanes, Track
 from tui.model.trace_bins import SUB, Cells, bin_rows, busy_fraction, sampled_values
 from tui.model.trace_lanes import LaneIndex, lane_index, position
+from tui.widgets import still
 from tui.widgets.line_cache import LineCache
+from tui.widgets.still import StillWatch
 from tui.widgets.timeline_pictures import Picture, Pictures
 from tui.widgets.timeline_paint import (
     COUNTER,
@@ -52,7 +54,6 @@ LABEL_WIDTH = 28  # at most; a fifth of a narrow screen
 ZOOM_STEP, BIG_ZOOM_STEP = 0.6, 0.2
 PAN_STEP, BIG_PAN_STEP = 0.2, 0.8
 RANGE_STEP = 1 / 40  # of the window, per Shift+arrow
-STILL_TICK_S = 0.25  # a view unchanged for a tick of this gets its next windows painted ahead
 
 
 class Row(NamedTuple):
@@ -140,8 +141,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         self._ruler_centre = -1  # the column of the zoom centre on it
         self._steps_line: Strip | None = None  # header line 1, when the trace has steps
         self.pictures = Pictures()  # of windows shown before this one, or painted ahead
-        self._still: tuple | None = None  # the view's state at the last tick
-        self._painted_ahead: tuple | None = None  # the state whose next windows were painted
+        self._still = StillWatch()  # when to paint the next windows ahead
         self.label_width = LABEL_WIDTH
         self._drag_from: float | None = None
         self._dragged = False
@@ -239,6 +239,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         lines.update((self._line_key(index), strip) for index, strip in self._lines.items())
         self.pictures.put(self.window, Picture(lines, self._binned, self._steps_line))
         self._forget_painted()
+        self._still.moved()
         found = self.pictures.find(window)
         if found is not None:
             window, picture = found
@@ -249,7 +250,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
     def _redraw(self) -> None:
         """Paint everything again (the rows, their colours or the size changed), in every window."""
         self.pictures.clear()
-        self._painted_ahead = None
+        self._still.moved()
         self._forget_painted()
         self.refresh()
 
@@ -300,6 +301,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
                     self._kept.clear()
                 self._kept[self._line_key(index)] = self._lines[index]
         self.cursor_row, self.cursor_event = row, event
+        self._still.moved()
         target = self._row(row)
         if event is not None and target is not None and target.kind == "track":
             track = self._track(target)
@@ -571,7 +573,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
 
     # -- painting -----------------------------------------------------------------------------
     def on_mount(self) -> None:
-        self.set_interval(STILL_TICK_S, self._paint_ahead_when_still)
+        self.set_interval(still.TICK_S, self._paint_ahead_when_still)
 
     def _paint_ahead_when_still(self) -> None:
         """Once the view has stayed as it is for a whole tick, paint the windows that the next
@@ -579,10 +581,8 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         if self.trace is None or self.lanes is None or self.app.screen is not self.screen:
             return
         state = (self.window, self.cursor_row, self.cursor_event, int(self.scroll_offset.y), len(self.rows))
-        last, self._still = self._still, state
-        if state != last or state == self._painted_ahead:
+        if not self._still.stood_still(state):
             return
-        self._painted_ahead = state
         centre, window = self._zoom_centre(), self.window
         for ahead in (window.zoom(ZOOM_STEP, centre), window.zoom(1 / ZOOM_STEP, centre), window.pan(-PAN_STEP), window.pan(PAN_STEP)):
             if ahead != window and self.pictures.kept_as(ahead) is None:
