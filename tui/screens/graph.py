@@ -394,6 +394,9 @@ class GraphHead(LineCache, Widget):
         self._lines_width = -1
 
     def show(self, text: Text) -> None:
+        """Show `text` (the same text again, as on most re-centres, costs nothing)."""
+        if text.plain == self.text.plain and text.spans == self.text.spans:
+            return
         self.text = text
         self._lines_width = -1
         self.refresh()

@@ -63,6 +63,12 @@ class Page:
     def complete(self) -> bool:
         return self.done == len(self.sections)
 
+    @property
+    def inner(self) -> int:
+        """Columns for the text: one of margin each side, drawn by the view (a CSS padding would
+        cost two more Strips a line)."""
+        return max(1, self.width - 2)
+
 
 class DetailsView(LineCache, Viewport, Widget, can_focus=True):
     DEFAULT_CSS = """
@@ -87,7 +93,7 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
         super().__init__(id=id)
         self.page = Page([], 0)
         self._styles: dict = {}  # a segment's style -> the style it is drawn in (see _line)
-        self.link_at: int | None = None  # index into _links
+        self.link_at: int | None = None  # index into page.links
 
     def show(self, sections: list[Section] | Page) -> None:
         """A new page (its sections, or one prepared ahead): nothing more is laid out until a
@@ -100,9 +106,11 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
         self.refresh()
 
     def prepare(self, sections: list[Section]) -> Page:
-        """A page laid out as far as a screen shows, for `show` to take later."""
+        """A page laid out and drawn as far as a screen shows, for `show` to take later."""
         page = Page(sections, self.view_size.width)
         self._lay_out(page, self.view_size.height)
+        for line in range(min(len(page.lines), self.view_size.height)):
+            self._drawn(line, page)
         return page
 
     def _render_until(self, line: int) -> None:
@@ -123,24 +131,18 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
         """Lay out `page`'s sections until `line` exists; False if nothing was left to do."""
         if not page.width or len(page.lines) > line or page.complete:
             return False
-        console, lines, inner = self.app.console, page.lines, max(1, page.width - 2)
+        console, lines = self.app.console, page.lines
         while len(lines) <= line and not page.complete:
             part = page.sections[page.done]()
             page.done += 1
             header = part.header if isinstance(part, Links) else part
-            lines += map(self._line, page_lines.lines(header, inner, console))
+            lines += map(self._line, page_lines.lines(header, page.inner, console))
             if isinstance(part, Links):
                 for target in part.targets:
                     page.links.append((len(lines), target))
                     page.rows[len(lines)] = (part.row, target)
                     lines.append(None)
         return True
-
-    @property
-    def _inner(self) -> int:
-        """Columns for the text: one of margin each side, drawn here (a CSS padding would cost
-        two more Strips a line)."""
-        return max(1, self.page.width - 2)
 
     def notify_style_update(self) -> None:
         self._styles = {}
@@ -160,12 +162,13 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
             out.append(Segment(text, final, control))
         return out
 
-    def _drawn(self, line: int) -> list[Segment]:
-        page = self.page
+    def _drawn(self, line: int, page: Page | None = None) -> list[Segment]:
+        """A line of the page (this one by default), its link row drawn the first time."""
+        page = page or self.page
         found = page.lines[line]
         if found is None:
             row, target = page.rows.pop(line)
-            found = page.lines[line] = self._line(link_row(row(target), self._inner))
+            found = page.lines[line] = self._line(link_row(row(target), page.inner))
         return found
 
     def plain_text(self) -> str:
