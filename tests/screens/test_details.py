@@ -49,8 +49,9 @@ async def test_follows_operands_and_users_and_walks_the_schedule():
 
 
 async def test_pages_laid_out_ahead_are_what_laying_out_afresh_gives(monkeypatch):
-    """A page left standing has the pages of j and k laid out ahead; those keys then show them
-    without laying anything out, and they read exactly as pages made on the spot."""
+    """A page left standing has the pages of j and k laid out ahead, and pages shown a moment
+    ago are kept; those keys then show them without laying anything out, and they read exactly
+    as pages made on the spot."""
     from tui.widgets import still
 
     monkeypatch.setattr(still, "TICK_S", 3600)  # the test says when the page stood still
@@ -74,8 +75,10 @@ async def test_pages_laid_out_ahead_are_what_laying_out_afresh_gives(monkeypatch
             screen._shown = (None, None)
             screen._redraw()
             assert made == [order[here.index + step].name] and view.plain_text() == ahead
+            made.clear()
             app.select(instruction=here)
             await pilot.pause()
+            assert made == []  # the page shown a moment ago comes back as it was
             screen._prepare_when_still()
             screen._prepare_when_still()
 

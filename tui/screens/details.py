@@ -8,7 +8,7 @@ conventions and, with a profile, how long it ran and what bounds it.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, OrderedDict
 from functools import lru_cache
 from pathlib import Path
 
@@ -39,6 +39,7 @@ from tui.widgets.still import StillWatch
 
 _LEXER = HloLexer(stripnl=False)
 _PYTHON = PythonLexer(stripnl=False)
+PAGES_KEPT = 8  # pages of recent and next instructions
 KERNEL_NAME = 60  # a GPU kernel's name is cut here (library kernels' run to hundreds of characters)
 _LINK_COLUMNS = (("name", 30), ("opcode", 14), ("shape", 22), ("layout", 10), ("memory", 8), ("bytes", 10))
 
@@ -59,7 +60,7 @@ class DetailsScreen(WorkspaceScreen):
         self._costs: dict[str, CostModel] = {}
         self._links: dict[str, TraceLinks] = {}
         self._view: DetailsView | None = None
-        self._ahead: dict[tuple[str | None, str], Page] = {}  # pages laid out ahead: (module, instruction) -> page
+        self._pages: OrderedDict[tuple[str | None, str], Page] = OrderedDict()  # (module, instruction) -> page, see _keep
         self._still = StillWatch()
 
     def body(self) -> ComposeResult:
@@ -76,7 +77,7 @@ class DetailsScreen(WorkspaceScreen):
 
     def show_workspace(self, ws: Workspace) -> None:
         self._shown = (None, None)
-        self._ahead = {}  # pages laid out for what was loaded before
+        self._pages.clear()  # laid out for what was loaded before
         self._still.moved()
         self._redraw()
         self.view.focus()
@@ -126,13 +127,23 @@ class DetailsScreen(WorkspaceScreen):
         shown = (ws.selection.module if ws else None, ins.name if ins else None)
         if shown == self._shown:
             return
+        if self._shown[1] is not None:
+            self._keep(self._shown, self.view.page)
         self._shown = shown
         self._still.moved()
         if ins is None:
             self.view.show([lambda: Text("No instruction selected: pick one in the graph screen (1).", style="italic")])
             return
-        ahead = self._ahead.pop(shown, None)
-        self.view.show(ahead if ahead is not None else self._sections(ins))
+        kept = self._pages.pop(shown, None)
+        self.view.show(kept if kept is not None else self._sections(ins))
+
+    def _keep(self, shown: tuple[str | None, str], page: Page) -> None:
+        """Keep a page shown a moment ago (k after j, Backspace) or laid out ahead (the next j or
+        k), the least recent let go: showing it again lays nothing out."""
+        self._pages[shown] = page
+        self._pages.move_to_end(shown)
+        while len(self._pages) > PAGES_KEPT:
+            self._pages.popitem(last=False)
 
     def _sections(self, ins: HloInstruction) -> list[Section]:
         ws = self.workspace
@@ -156,12 +167,11 @@ class DetailsScreen(WorkspaceScreen):
         ins = self.instruction
         if ins is None or self.app.screen is not self or not self._still.stood_still(self._shown):
             return
-        order, ahead = ins.computation.instructions, {}
+        order = ins.computation.instructions
         for step in (1, -1):
             other = order[(ins.index + step) % len(order)]
             key = (self._shown[0], other.name)
-            ahead[key] = self._ahead.get(key) or self.view.prepare(self._sections(other))
-        self._ahead = ahead
+            self._keep(key, self._pages.get(key) or self.view.prepare(self._sections(other)))
 
     def _head(self, ins: HloInstruction) -> Text:
         text = Text()
