@@ -11,7 +11,8 @@ measured the same way in the same process (bench/keyframe.py), and the ratio (ta
 - schedule moves: j/k in the entry computation's program order (about 5k instructions; the
   module has 43k in all);
 - details: j walks forward through the schedule with the details screen open, so every key
-  shows a different instruction (a full page redraw, nothing reused).
+  shows a different instruction (a full page redraw, nothing reused); then j/k back and forth
+  (each key shows the page of a moment ago, which the screen keeps).
 
 The new-op and details cases run twice: keys back to back, and with a pause before each key
 (as a person reading the screen makes), in which the screens work ahead (tui/widgets/still.py):
@@ -78,6 +79,7 @@ def main(argv=None) -> None:
         ("schedule moves (j/k)", ["j", "k"], on_schedule, None, 0.0),
         ("details next op (j)", ["j"], on_details, None, 0.0),
         ("  the same, after a pause", ["j"], on_details, None, pause_s),
+        ("details back and forth (j/k)", ["j", "k"], on_details, None, 0.0),
     ]
     for label, keys, setup, timed, pause in cases:
         label = label.strip()
