@@ -122,3 +122,38 @@ async def test_bad_input_exits_with_one_line(tmp_path):
             await pilot.pause(0.05)
     assert app.return_code == 2
     assert app.load_error.startswith(str(bad)) and "nope" in app.load_error
+
+
+async def test_a_new_theme_redraws_every_screen_in_its_colours():
+    """Widgets keep drawn lines of their own (rows, pages, pictures): a new theme must not leave
+    any of them in the old theme's background colours."""
+    from tui.widgets.line_cache import LineCache
+
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.workers.wait_for_complete()
+
+        async def backgrounds() -> dict[str, set[str]]:
+            found = {}
+            for key in ("1", "l", "2", "3", "4", "t"):  # l: the graph's schedule list; t: the timeline's table
+                await pilot.press(key)
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+                for widget in app.screen.query("*"):
+                    if isinstance(widget, LineCache) and widget.display and widget.size.area:
+                        lines = widget.render_lines(widget.region.reset_offset)
+                        found.setdefault(type(widget).__name__, set()).update(
+                            segment.style.bgcolor.triplet.hex for line in lines for segment in line
+                            if segment.style and segment.style.bgcolor and segment.style.bgcolor.triplet)
+            await pilot.press("1", "l")  # the schedule list off again
+            return found
+
+        dark = app.theme_variables
+        before = await backgrounds()
+        app.theme = "textual-light"
+        await pilot.pause()
+        light = app.theme_variables
+        gone = {dark[name].lower() for name in ("background", "surface", "panel")} - {light[name].lower() for name in light if light[name].startswith("#")}
+        after = await backgrounds()
+        assert any(gone & colours for colours in before.values())  # the check can fail
+        assert {name: gone & colours for name, colours in after.items() if gone & colours} == {}

@@ -165,7 +165,7 @@ class DetailsScreen(WorkspaceScreen):
     def _prepare_when_still(self) -> None:
         """Once the page has stood still for a tick, lay out the pages j and k would show."""
         ins = self.instruction
-        if ins is None or self.app.screen is not self or not self._still.stood_still(self._shown):
+        if ins is None or not self.is_current or not self._still.stood_still(self._shown):
             return
         order = ins.computation.instructions
         for step in (1, -1):

@@ -128,7 +128,7 @@ class GraphScreen(WorkspaceScreen):
         """Once the cursor has stood still for a tick, lay out and draw the graph around the op
         under it: Enter then shows it as drawn."""
         view = self.view
-        if self.app.screen is not self or self.schedule_mode or self.focus_name is None:
+        if not self.is_current or self.schedule_mode or self.focus_name is None:
             return
         if not self._still.stood_still((self.focus_name, view.cursor, self.depth, frozenset(self.expanded), id(view.graph))):
             return
@@ -400,6 +400,9 @@ class GraphHead(LineCache, Widget):
         self.text = text
         self._lines_width = -1
         self.refresh()
+
+    def restyled(self) -> None:
+        self._lines_width = -1
 
     def render_line(self, y: int) -> Strip:
         width = self.view_size.width

@@ -54,6 +54,7 @@ class Page:
 
     sections: list[Section]
     width: int
+    styled: int  # the view's style generation its lines were drawn in (see restyled)
     done: int = 0  # sections laid out so far
     lines: list[list[Segment] | None] = field(default_factory=list)  # each line but its right margin (the thumb's column)
     rows: dict[int, tuple[Callable[[object], Cells], object]] = field(default_factory=dict)  # link rows not drawn yet
@@ -91,23 +92,24 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
 
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
-        self.page = Page([], 0)
+        self.styled = 0  # style generation: one more at each restyle
+        self.page = Page([], 0, 0)
         self._styles: dict = {}  # a segment's style -> the style it is drawn in (see _line)
         self.link_at: int | None = None  # index into page.links
 
     def show(self, sections: list[Section] | Page) -> None:
         """A new page (its sections, or one prepared ahead): nothing more is laid out until a
         frame asks for it."""
-        page = sections if isinstance(sections, Page) else Page(sections, self.view_size.width)
-        if page.width != self.view_size.width:
-            page = Page(page.sections, self.view_size.width)
+        page = sections if isinstance(sections, Page) else Page(sections, self.view_size.width, self.styled)
+        if page.width != self.view_size.width or page.styled != self.styled:
+            page = Page(page.sections, self.view_size.width, self.styled)
         self.page, self.link_at, self.top = page, None, 0
         self._set_extent(grown_from=0)
         self.refresh()
 
     def prepare(self, sections: list[Section]) -> Page:
         """A page laid out and drawn as far as a screen shows, for `show` to take later."""
-        page = Page(sections, self.view_size.width)
+        page = Page(sections, self.view_size.width, self.styled)
         self._lay_out(page, self.view_size.height)
         for line in range(min(len(page.lines), self.view_size.height)):
             self._drawn(line, page)
@@ -147,6 +149,15 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
     def notify_style_update(self) -> None:
         self._styles = {}
         super().notify_style_update()
+
+    def restyled(self) -> None:
+        """Lay the page out again in the new styles, where it was (pages made before are stale)."""
+        self.styled += 1
+        top, link = self.top, self.link_at
+        self.show(self.page.sections)
+        self._render_until(top + self.view_size.height)
+        self.scroll_view(y=top)
+        self.link_at = link if link is not None and link < len(self.page.links) else None
 
     def _line(self, segments) -> list[Segment]:
         """A laid-out line on the page's background, in the styles the screen draws (see drawn_style)."""

@@ -104,6 +104,10 @@ class GraphView(LineCache, Viewport, Widget, can_focus=True):
         if self.graph is not None:
             self.show(self.graph, self.cursor)
 
+    def restyled(self) -> None:
+        self._rows_width, self._prepared = -1, None
+        self._marked.clear()
+
     @property
     def current(self) -> Node | None:
         return self.graph.nodes.get(self.cursor) if self.graph and self.cursor else None

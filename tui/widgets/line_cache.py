@@ -31,7 +31,9 @@ class LineCache:
       (`base_style`) or a resize (`view_size`);
     - `strip_cache`: rows a widget keeps by its own keys (they hold `base_style`), emptied on a
       restyle; `drawn_strip` puts a row in the styles the screen draws before it is kept;
-    - `refresh_view_lines(lines)`: repaint lines of the view, one region per run.
+    - `refresh_view_lines(lines)`: repaint lines of the view, one region per run;
+    - `restyled()`: a widget that keeps drawn lines of its own (not in `strip_cache`) drops them
+      here; called before a frame when the style its lines were drawn on changed (a new theme).
     """
 
     _frame: list[Strip] | None = None  # the lines handed over last frame
@@ -43,6 +45,7 @@ class LineCache:
     _view_for: Size | None = None  # the outer size `_view_size` was read at
     _strip_cache: dict | None = None
     _truecolor: _Drawn | bool | None = None  # for drawn_style; False: the app has no truecolor filter
+    _drawn_on: Style | None = None  # the base style of the lines drawn so far
 
     @property
     def base_style(self) -> Style:
@@ -105,7 +108,14 @@ class LineCache:
         self._base_style = self._strip_cache = self._frame = self._direct = self._truecolor = None
         super().notify_style_update()
 
+    def restyled(self) -> None:
+        """The base style changed since lines were drawn: drop lines kept outside `strip_cache`."""
+
     def render_lines(self, crop: Region) -> list[Strip]:
+        if self._frame is None and self._drawn_on != self.base_style:  # a restyle drops the frame first
+            if self._drawn_on is not None:
+                self.restyled()
+            self._drawn_on = self.base_style
         filters = tuple(self.app.get_line_filters())
         frame = self._frame
         if frame is None or self._frame_for != (crop, filters):

@@ -281,6 +281,10 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         self._painter = Painter(self.background_colors[1].hex)
         self._redraw()
 
+    def restyled(self) -> None:
+        self._painter = Painter(self.background_colors[1].hex)
+        self._redraw()
+
     def show_event(self, track_index: int, event: int) -> None:
         """Put the cursor on an event: expand its group, scroll to its row, pan to show it."""
         track = self.trace.tracks[track_index]
@@ -578,7 +582,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
     def _paint_ahead_when_still(self) -> None:
         """Once the view has stayed as it is for a whole tick, paint the windows that the next
         zoom or pan key would show: that key then costs what going back to a window does."""
-        if self.trace is None or self.lanes is None or self.app.screen is not self.screen:
+        if self.trace is None or self.lanes is None or not self.screen.is_current:
             return
         state = (self.window, self.cursor_row, self.cursor_event, int(self.scroll_offset.y), len(self.rows))
         if not self._still.stood_still(state):

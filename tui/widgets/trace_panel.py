@@ -118,6 +118,10 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         self._info_line = self._rule = None
         self._changed()
 
+    def restyled(self) -> None:
+        self._info_line = self._rule = self._details = None
+        self._lines.clear()
+
     # -- keys -----------------------------------------------------------------------------------
     def action_move(self, delta: int) -> None:
         if not self.rows:
