@@ -157,3 +157,19 @@ async def test_a_new_theme_redraws_every_screen_in_its_colours():
         after = await backgrounds()
         assert any(gone & colours for colours in before.values())  # the check can fail
         assert {name: gone & colours for name, colours in after.items() if gone & colours} == {}
+
+
+async def test_only_the_shown_pane_works_ahead():
+    """Each pane's work-ahead tick runs while it is shown and pauses while another is."""
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        graph = app.screen
+        await pilot.press("2")
+        await pilot.pause()
+        details = app.screen
+        assert details is not graph and details._ahead_timer._active.is_set()
+        assert not graph._ahead_timer._active.is_set()
+        await pilot.press("1")
+        await pilot.pause()
+        assert graph._ahead_timer._active.is_set() and not details._ahead_timer._active.is_set()

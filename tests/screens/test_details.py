@@ -62,9 +62,9 @@ async def test_pages_laid_out_ahead_are_what_laying_out_afresh_gives(monkeypatch
         made = []
         sections = screen._sections
         monkeypatch.setattr(screen, "_sections", lambda ins: made.append(ins.name) or sections(ins))
-        screen._prepare_when_still()
+        screen.work_ahead()
         assert made == []  # one tick is not standing still
-        screen._prepare_when_still()
+        screen.work_ahead()
         order = here.computation.instructions
         assert made == [order[here.index + 1].name, order[here.index - 1].name]
         for key, step in (("j", 1), ("k", -1)):
@@ -79,8 +79,8 @@ async def test_pages_laid_out_ahead_are_what_laying_out_afresh_gives(monkeypatch
             app.select(instruction=here)
             await pilot.pause()
             assert made == []  # the page shown a moment ago comes back as it was
-            screen._prepare_when_still()
-            screen._prepare_when_still()
+            screen.work_ahead()
+            screen.work_ahead()
 
 
 async def test_a_sharded_all_reduce_explained():

@@ -72,9 +72,9 @@ async def test_the_op_under_a_still_cursor_is_laid_out_and_drawn_ahead(monkeypat
         await pilot.press("k")  # an operand of the root, not laid out yet
         operand = selected(app)
         laid.clear(), drawn.clear()
-        screen._lay_out_when_still()
+        screen.work_ahead()
         assert laid == []  # one tick is not standing still
-        screen._lay_out_when_still()
+        screen.work_ahead()
         assert laid == [operand.name] and len(drawn) == 1
         ahead = drawn[0]
         laid.clear(), drawn.clear()

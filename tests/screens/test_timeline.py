@@ -193,17 +193,17 @@ async def test_windows_shown_before_or_painted_ahead_come_back_as_a_fresh_paint_
         assert calls == [] and window(view) == before  # exactly the window it was
         assert back == fresh()
         calls.clear()
-        view._paint_ahead_when_still()  # two ticks of a view standing still
+        view.paint_ahead()  # two ticks of a view standing still
         assert calls == []
-        view._paint_ahead_when_still()
+        view.paint_ahead()
         assert len(calls) >= 4  # zoom in, zoom out, pan left, pan right
         for key, undo in (("a", "d"), ("w", "s"), ("s", "w"), ("d", "a")):
             shown = await press(key)
             assert calls == [], key
             assert shown == fresh(), key
             await press(undo)
-            view._paint_ahead_when_still()
-            view._paint_ahead_when_still()
+            view.paint_ahead()
+            view.paint_ahead()
 
 
 def test_pictures_keep_the_latest_windows_and_know_them_within_a_thousandth_of_a_cell():

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widget import Widget
+from textual.timer import Timer
 from textual.widgets import Static
 
 from tui.model.workspace import Selection, Workspace
@@ -12,6 +13,7 @@ from tui.widgets.error_banner import ErrorBanner
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.line_cache import LineCache
 from tui.widgets.status_bar import StatusBar
+from tui.widgets import still
 
 
 class WorkspaceScreen(LineCache, Screen):
@@ -64,6 +66,9 @@ class WorkspaceScreen(LineCache, Screen):
 
     def on_mount(self) -> None:
         self._stale = False
+        self._ahead_timer: Timer | None = None
+        if self.work_ahead is not WorkspaceScreen.work_ahead:
+            self._ahead_timer = self.set_interval(still.TICK_S, self.work_ahead)
         if not self.ready and self._main_widget is not None:  # a spinner until the inputs are loaded
             self._main_widget.loading = True
         self.watch(self.app, "workspace", self._workspace_changed)
@@ -103,7 +108,13 @@ class WorkspaceScreen(LineCache, Screen):
             return
         self.show_selection(old, new)
 
+    def on_screen_suspend(self) -> None:
+        if self._ahead_timer is not None:
+            self._ahead_timer.pause()
+
     def on_screen_resume(self) -> None:
+        if getattr(self, "_ahead_timer", None) is not None:
+            self._ahead_timer.resume()
         self._status_bar.refresh()  # it repaints only while its screen is shown
         if getattr(self, "_stale", False) and self.ready:
             self._stale = False
@@ -115,3 +126,7 @@ class WorkspaceScreen(LineCache, Screen):
 
     def show_selection(self, old: Selection, new: Selection) -> None:
         """The shared selection changed."""
+
+    def work_ahead(self) -> None:
+        """Called every tick while the pane is shown: work for the next key once the view has
+        stood still (tui/widgets/still.py)."""

@@ -30,7 +30,6 @@ from tui.model.roofline import Chip, chip_for, roofline
 from tui.model.shapes import human_bytes
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
-from tui.widgets import still
 from tui.widgets.details_view import DetailsView, Links, Page, Section
 from tui.widgets.highlight import highlight, numbered
 from tui.widgets.page_lines import KeyValues
@@ -65,9 +64,6 @@ class DetailsScreen(WorkspaceScreen):
 
     def body(self) -> ComposeResult:
         yield DetailsView(id="details")
-
-    def on_mount(self) -> None:
-        self.set_interval(still.TICK_S, self._prepare_when_still)
 
     @property
     def view(self) -> DetailsView:
@@ -162,10 +158,10 @@ class DetailsScreen(WorkspaceScreen):
             lambda: _section("Profile", self._profile(ins, self._cost_model().op(ins))),
         ]
 
-    def _prepare_when_still(self) -> None:
+    def work_ahead(self) -> None:
         """Once the page has stood still for a tick, lay out the pages j and k would show."""
         ins = self.instruction
-        if ins is None or not self.is_current or not self._still.stood_still(self._shown):
+        if ins is None or not self._still.stood_still(self._shown):
             return
         order = ins.computation.instructions
         for step in (1, -1):

@@ -28,7 +28,7 @@ from tui.model.hlo import HloComputation, HloInstruction
 from tui.model.search import InstructionIndex
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
-from tui.widgets import page_lines, still
+from tui.widgets import page_lines
 from tui.widgets.graph_view import GraphView
 from tui.widgets.instruction_list import InstructionList
 from tui.widgets.line_cache import LineCache
@@ -121,14 +121,11 @@ class GraphScreen(WorkspaceScreen):
         elif not self.view.move_to(ins.name):
             self.centre(ins)
 
-    def on_mount(self) -> None:
-        self.set_interval(still.TICK_S, self._lay_out_when_still)
-
-    def _lay_out_when_still(self) -> None:
+    def work_ahead(self) -> None:
         """Once the cursor has stood still for a tick, lay out and draw the graph around the op
         under it: Enter then shows it as drawn."""
         view = self.view
-        if not self.is_current or self.schedule_mode or self.focus_name is None:
+        if self.schedule_mode or self.focus_name is None:
             return
         if not self._still.stood_still((self.focus_name, view.cursor, self.depth, frozenset(self.expanded), id(view.graph))):
             return

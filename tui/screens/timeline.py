@@ -157,6 +157,9 @@ class TimelineScreen(WorkspaceScreen):
         self.view.show_event(track_index, i)
         self.view.set_window(self.view.window.fit(*self.trace.tracks[track_index].event_span(i), margin=2.0))
 
+    def work_ahead(self) -> None:
+        self.view.paint_ahead()
+
     # -- the event under the cursor ---------------------------------------------------------------
     def on_timeline_view_cursor_moved(self, message: TimelineView.CursorMoved) -> None:
         message.stop()  # handled: the app need not see it (a message hop per key)

@@ -31,7 +31,6 @@ from tui.model.timescale import Window, format_ns, ticks
 from tui.model.trace import Trace, TraceLanes, Track
 from tui.model.trace_bins import SUB, Cells, bin_rows, busy_fraction, sampled_values
 from tui.model.trace_lanes import LaneIndex, lane_index, position
-from tui.widgets import still
 from tui.widgets.line_cache import LineCache
 from tui.widgets.still import StillWatch
 from tui.widgets.timeline_pictures import Picture, Pictures
@@ -576,13 +575,11 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         return int(lanes.order[k]) if k >= 0 else None
 
     # -- painting -----------------------------------------------------------------------------
-    def on_mount(self) -> None:
-        self.set_interval(still.TICK_S, self._paint_ahead_when_still)
-
-    def _paint_ahead_when_still(self) -> None:
-        """Once the view has stayed as it is for a whole tick, paint the windows that the next
-        zoom or pan key would show: that key then costs what going back to a window does."""
-        if self.trace is None or self.lanes is None or not self.screen.is_current:
+    def paint_ahead(self) -> None:
+        """Called every tick while shown: once the view has stayed as it is for a whole tick,
+        paint the windows that the next zoom or pan key would show (that key then costs what
+        going back to a window does)."""
+        if self.trace is None or self.lanes is None:
             return
         state = (self.window, self.cursor_row, self.cursor_event, int(self.scroll_offset.y), len(self.rows))
         if not self._still.stood_still(state):
