@@ -55,7 +55,8 @@ async def test_opens_on_the_root_and_walks_to_neighbours():
 
 async def test_the_op_under_a_still_cursor_is_laid_out_and_drawn_ahead(monkeypatch):
     """Left on an op for a tick, the graph around it is laid out and drawn ahead: Enter then
-    lays out and draws nothing, and shows what a fresh layout draws."""
+    lays out and draws nothing, and shows what a fresh layout draws; going back shows the
+    drawing of a moment ago."""
     import tui.screens.graph as graph_screen
     import tui.widgets.graph_view as graph_view
     from tui.model.graph_layout import layout
@@ -87,6 +88,10 @@ async def test_the_op_under_a_still_cursor_is_laid_out_and_drawn_ahead(monkeypat
         view.show(layout(operand, screen.depth), cursor=operand.name)  # afresh
         assert [list(view.render_line(y)) for y in range(view.size.height)] == shown
         assert len(drawn) == 1
+        laid.clear(), drawn.clear()
+        await pilot.press("backspace")  # back to the root: its layout and drawing were kept
+        await pilot.pause()
+        assert screen.focus_name == app.workspace.hlo.entry.root.name and laid == [] and drawn == []
 
 
 async def test_left_right_stay_in_a_layer_and_depth_grows_the_graph():

@@ -7,6 +7,8 @@ a 40k-instruction one. Colours follow the op categories; the focus has a double 
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -22,6 +24,7 @@ from tui.widgets.line_cache import LineCache
 from tui.widgets.viewport import Viewport
 from tui.widgets.palette import category_style
 
+DRAWINGS_KEPT = 16
 _EDGE = Style(color="#808080")
 _MORE = Style(color="#8a8a8a", italic=True)
 _CURSOR = Style(reverse=True)
@@ -66,7 +69,7 @@ class GraphView(LineCache, Viewport, Widget, can_focus=True):
         self.cursor: str | None = None
         self._rows: _Drawing | None = None  # the drawing, centred, styled, as wide as the view or wider
         self._rows_width = -1  # view width the rows were built for
-        self._prepared: tuple[GraphLayout, _Drawing] | None = None  # drawn ahead (see prepare)
+        self._drawings: OrderedDict[int, tuple[GraphLayout, _Drawing]] = OrderedDict()  # recent and ahead, by id(layout)
         self._marked: dict[int, Strip] = {}  # rows of the cursor's box, highlighted
 
     @property
@@ -92,20 +95,26 @@ class GraphView(LineCache, Viewport, Widget, can_focus=True):
         drawing = self._drawing(graph)
         for row in range(min(graph.height, 4 * self.view_size.height)):
             drawing.strip(row)
-        self._prepared = graph, drawing
 
     def _drawing(self, graph: GraphLayout) -> _Drawing:
-        width, base, prepared = self.view_size.width, self.base_style, self._prepared
-        if prepared is not None and prepared[0] is graph and prepared[1].width == width and prepared[1].base == base:
-            return prepared[1]
-        return _Drawing(graph, self._pad_for(graph), width, base)
+        """The drawing of `graph` at this width: one drawn ahead or shown a moment ago (Backspace,
+        Enter back on where you came from) is taken as it is; the least recent are let go."""
+        width, base = self.view_size.width, self.base_style
+        found = self._drawings.pop(id(graph), None)
+        if found is None or found[0] is not graph or found[1].width != width or found[1].base != base:
+            found = graph, _Drawing(graph, self._pad_for(graph), width, base)
+        self._drawings[id(graph)] = found  # holding the layout keeps its id from being reused
+        while len(self._drawings) > DRAWINGS_KEPT:
+            self._drawings.popitem(last=False)
+        return found[1]
 
     def on_resize(self) -> None:
         if self.graph is not None:
             self.show(self.graph, self.cursor)
 
     def restyled(self) -> None:
-        self._rows_width, self._prepared = -1, None
+        self._rows_width = -1
+        self._drawings.clear()
         self._marked.clear()
 
     @property
