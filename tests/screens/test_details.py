@@ -71,9 +71,11 @@ async def test_pages_laid_out_ahead_are_what_laying_out_afresh_gives(monkeypatch
             made.clear()
             await pilot.press(key)
             assert made == [] and app.workspace.instruction is order[here.index + step]
+            shown = [list(view.render_line(y)) for y in range(view.size.height)]  # before the whole page is laid out
             ahead = view.plain_text()
             screen._shown = (None, None)
             screen._redraw()
+            assert [list(view.render_line(y)) for y in range(view.size.height)] == shown
             assert made == [order[here.index + step].name] and view.plain_text() == ahead
             made.clear()
             app.select(instruction=here)

@@ -26,7 +26,7 @@ from textual.widget import Widget
 
 from tui.widgets import page_lines
 from tui.widgets.line_cache import LineCache
-from tui.widgets.viewport import Viewport
+from tui.widgets.viewport import THUMB, Viewport, thumb_rows
 
 _CURSOR = Style(reverse=True)
 
@@ -59,6 +59,7 @@ class Page:
     lines: list[list[Segment] | None] = field(default_factory=list)  # each line but its right margin (the thumb's column)
     rows: dict[int, tuple[Callable[[object], Cells], object]] = field(default_factory=dict)  # link rows not drawn yet
     links: list[tuple[int, object]] = field(default_factory=list)  # (line, target), in line order
+    strips: dict[tuple[int, bool], Strip] = field(default_factory=dict)  # (line, on the thumb) -> as handed over
 
     @property
     def complete(self) -> bool:
@@ -111,8 +112,10 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
         """A page laid out and drawn as far as a screen shows, for `show` to take later."""
         page = Page(sections, self.view_size.width, self.styled)
         self._lay_out(page, self.view_size.height)
-        for line in range(min(len(page.lines), self.view_size.height)):
-            self._drawn(line, page)
+        height = self.view_size.height
+        thumb = thumb_rows(0, height, len(page.lines) if page.complete else len(page.lines) + height)  # as `show` will have it
+        for line in range(min(len(page.lines), height)):
+            self._strip(page, line, line in thumb)
         return page
 
     def _render_until(self, line: int) -> None:
@@ -238,10 +241,19 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
         line = y + self.top
         if line >= len(self.page.lines):
             return Strip.blank(width, self.base_style)
-        strip = Strip([*self._drawn(line), self.thumb(y, self.base_style)], width)
+        strip = self._strip(self.page, line, y in self.thumb_rows())
         if self.link_at is not None and self.page.links and self.page.links[self.link_at][0] == line:
             strip = strip.apply_style(_CURSOR if self.has_focus else Style(bgcolor="#3a3a3a"))
         return strip
+
+    def _strip(self, page: Page, line: int, on_thumb: bool) -> Strip:
+        """A line of the page and its thumb cell as handed over, kept: shown again (the page of a
+        moment ago, or one laid out ahead) it costs a lookup, and Textual keeps its encoding."""
+        found = page.strips.get((line, on_thumb))
+        if found is None:
+            thumb = Segment("▐", self.base_style + THUMB) if on_thumb else Segment(" ", self.base_style)
+            found = page.strips[line, on_thumb] = Strip([*self._drawn(line, page), thumb], page.width)
+        return found
 
     def on_focus(self) -> None:
         if self.link_at is not None and self.page.links:

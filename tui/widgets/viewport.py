@@ -17,7 +17,17 @@ from textual import events
 from textual.geometry import Region, Size
 
 WHEEL_LINES = 3
-_THUMB = Style(color="#6c6c6c")
+THUMB = Style(color="#6c6c6c")
+
+
+def thumb_rows(top: int, height: int, total: int) -> range:
+    """Lines of a window of `height` lines at `top` of a drawing `total` lines high where the
+    scroll position indicator goes (empty when all fits)."""
+    if total <= height or height <= 0:
+        return range(0)
+    size = max(1, round(height * height / total))
+    start = round(top * (height - size) / (total - height))
+    return range(start, start + size)
 
 
 class Viewport:
@@ -75,16 +85,11 @@ class Viewport:
 
     def thumb_rows(self) -> range:
         """Lines of the window where a scroll position indicator goes (empty when all fits)."""
-        height, total = self.window_height, self.extent.height
-        if total <= height or height <= 0:
-            return range(0)
-        size = max(1, round(height * height / total))
-        start = round(self.top * (height - size) / (total - height))
-        return range(start, start + size)
+        return thumb_rows(self.top, self.window_height, self.extent.height)
 
     def thumb(self, y: int, base: Style) -> Segment:
         """The scroll indicator's cell on window line y: a grey half block on the thumb, else blank."""
-        return Segment("▐", base + _THUMB) if y in self.thumb_rows() else Segment(" ", base)
+        return Segment("▐", base + THUMB) if y in self.thumb_rows() else Segment(" ", base)
 
     def on_resize(self) -> None:
         self.scroll_view(self.left, self.top)  # clamped to the new size
