@@ -2,9 +2,9 @@
 
 A person reads the screen between keys; those pauses are long enough to lay out what the
 likely next keys would show (the next zoom and pan windows, the next op's page, the op under
-the cursor re-centred). A screen checks every tick whether its view is as it was at the last
-tick: once it has stood still for a whole tick, it works ahead, once until the view changes. Keys pressed
-back to back (a held key) never wait for it.
+the cursor re-centred). The shown pane is asked every tick (WorkspaceScreen.work_ahead); once
+its view has stood still for a whole tick, it works ahead, once until the view changes. Keys
+pressed back to back (a held key) never wait for it: they find what recent keys left kept.
 """
 
 from __future__ import annotations

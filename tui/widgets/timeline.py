@@ -9,8 +9,9 @@ the pointer, Shift+wheel pans.
 Rendered with the Line API. A frame bins every visible row's events into cells with one call
 (`tui.model.trace_bins`: a searchsorted per cell edge on the trace's merged row index, never a
 pass over the events in view), so its cost depends on the screen's size, not the trace's.
-Painted rows are cached until the view changes; moving the cursor repaints only the rows it
-leaves and enters.
+Painted rows are kept per window (tui/widgets/timeline_pictures.py): going back to a window
+of a moment ago paints nothing, and a view left still has its next zoom and pan windows painted
+ahead (tui/widgets/still.py); moving the cursor repaints only the rows it leaves and enters.
 """
 
 from __future__ import annotations
