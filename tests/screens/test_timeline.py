@@ -165,6 +165,9 @@ async def test_windows_shown_before_or_painted_ahead_come_back_as_a_fresh_paint_
         return bin_rows(*args, **kwargs)
 
     monkeypatch.setattr(timeline, "bin_rows", counting)
+    rulers = []
+    paint_ruler = TimelineView._paint_ruler
+    monkeypatch.setattr(TimelineView, "_paint_ruler", lambda view: rulers.append(view.window) or paint_ruler(view))
     monkeypatch.setattr(still, "TICK_S", 3600)  # the test says when the view stood still
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:
@@ -189,8 +192,10 @@ async def test_windows_shown_before_or_painted_ahead_come_back_as_a_fresh_paint_
         before = window(view)
         await press("w")
         assert calls and window(view) != before  # a new window: binned
+        rulers.clear()
         back = await press("s")
         assert calls == [] and window(view) == before  # exactly the window it was
+        assert rulers == []  # its ruler too
         assert back == fresh()
         calls.clear()
         view.paint_ahead()  # two ticks of a view standing still

@@ -139,6 +139,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         self._kept: dict[tuple, Strip] = {}  # rows as painted for an earlier cursor, in this window (see _line_key)
         self._ruler: Strip | None = None  # header line 0: time ticks, the marked range, the zoom centre
         self._ruler_centre = -1  # the column of the zoom centre on it
+        self._rulers: dict[tuple, Strip] = {}  # rulers painted in this window: (marked range, centre column) -> line
         self._steps_line: Strip | None = None  # header line 1, when the trace has steps
         self.pictures = Pictures()  # of windows shown before this one, or painted ahead
         self._still = StillWatch()  # when to paint the next windows ahead
@@ -237,13 +238,13 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
             return
         lines = self._kept
         lines.update((self._line_key(index), strip) for index, strip in self._lines.items())
-        self.pictures.put(self.window, Picture(lines, self._binned, self._steps_line))
+        self.pictures.put(self.window, Picture(lines, self._binned, self._steps_line, self._rulers))
         self._forget_painted()
         self._still.moved()
         found = self.pictures.find(window)
         if found is not None:
             window, picture = found
-            self._kept, self._binned, self._steps_line = picture.lines, picture.binned, picture.steps_line
+            self._kept, self._binned, self._steps_line, self._rulers = picture.lines, picture.binned, picture.steps_line, picture.rulers
         self.window = window
         self.refresh()
 
@@ -255,7 +256,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         self.refresh()
 
     def _forget_painted(self) -> None:
-        self._lines, self._binned, self._kept = {}, {}, {}  # new dicts: a kept picture may hold the old ones
+        self._lines, self._binned, self._kept, self._rulers = {}, {}, {}, {}  # new dicts: a kept picture may hold the old ones
         self._ruler = self._steps_line = None
 
     def _repaint_rows(self, *rows: int) -> None:
@@ -593,7 +594,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
     def _paint_picture(self, window: Window) -> Picture:
         """The visible rows and the steps line as they would be painted in `window` (the view
         itself is left as it is)."""
-        shown = (self.window, self._lines, self._binned, self._kept, self._ruler, self._steps_line)
+        shown = (self.window, self._lines, self._binned, self._kept, self._rulers, self._ruler, self._steps_line)
         self._forget_painted()
         self.window = window
         try:
@@ -602,7 +603,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
                 self._steps_line = self._paint_steps()
             return Picture({self._line_key(index): strip for index, strip in self._lines.items()}, self._binned, self._steps_line)
         finally:
-            self.window, self._lines, self._binned, self._kept, self._ruler, self._steps_line = shown
+            self.window, self._lines, self._binned, self._kept, self._rulers, self._ruler, self._steps_line = shown
 
     def render_line(self, y: int) -> Strip:
         """Line y of the widget: the ruler (and steps) stay, the rows scroll."""
@@ -612,7 +613,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         if y < header:
             if y == 0:
                 if self._ruler is None:
-                    self._ruler = self._paint_ruler()
+                    self._ruler = self._kept_ruler()
                 return self._ruler
             if self._steps_line is None:
                 self._steps_line = self._paint_steps()
@@ -733,6 +734,17 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
             more = [name_colour(ops.get(name, name), self.op_names) for name in names[have : len(names)]]
             self._colour = np.concatenate([self._colour, np.array(more, np.int32)])
         return self._colour
+
+    def _kept_ruler(self) -> Strip:
+        """The ruler for the marked range and zoom centre, painted once per window."""
+        centre = self.window.column(self._zoom_centre())
+        ruler = self._rulers.get((self.marked, centre))
+        if ruler is None:
+            if len(self._rulers) > 64:
+                self._rulers.clear()
+            ruler = self._rulers[self.marked, centre] = self._paint_ruler()
+        self._ruler_centre = centre
+        return ruler
 
     def _paint_ruler(self) -> Strip:
         window, painter, cells = self.window, self._painter, self.cells

@@ -2,7 +2,7 @@
 
 Zooming in and out about a point and panning back are most of what one does in a trace
 viewer; each of those keys lands on a window shown a moment ago. Its painted rows, binned
-cells and steps line are kept here by window (a few at a time, the least recent let go), and
+cells, steps line and rulers are kept here by window (a few at a time, the least recent let go), and
 the view takes them back instead of binning and painting the same rows again.
 
 Zooming in and out again does not give back the same floats, so a window within a thousandth
@@ -25,11 +25,12 @@ KEPT = 8  # windows
 @dataclass
 class Picture:
     """What the view painted in one window: rows by line key (row, cursor on it, cursor event),
-    each track row's binned cells, and the steps line."""
+    each track row's binned cells, the steps line, and rulers by (marked range, zoom centre)."""
 
     lines: dict[tuple, Strip] = field(default_factory=dict)
     binned: dict[int, Cells] = field(default_factory=dict)
     steps_line: Strip | None = None
+    rulers: dict[tuple, Strip] = field(default_factory=dict)
 
 
 class Pictures:
