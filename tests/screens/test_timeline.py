@@ -203,8 +203,9 @@ async def test_windows_shown_before_or_painted_ahead_come_back_as_a_fresh_paint_
         view.paint_ahead()
         assert len(calls) >= 4  # zoom in, zoom out, pan left, pan right
         for key, undo in (("a", "d"), ("w", "s"), ("s", "w"), ("d", "a")):
+            rulers.clear()
             shown = await press(key)
-            assert calls == [], key
+            assert calls == [] and rulers == [], key
             assert shown == fresh(), key
             await press(undo)
             view.paint_ahead()

@@ -592,18 +592,22 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
                 self.pictures.put(ahead, self._paint_picture(ahead))
 
     def _paint_picture(self, window: Window) -> Picture:
-        """The visible rows and the steps line as they would be painted in `window` (the view
-        itself is left as it is)."""
-        shown = (self.window, self._lines, self._binned, self._kept, self._rulers, self._ruler, self._steps_line)
+        """The visible rows, the steps line and the ruler as they would be painted in `window`
+        (the view itself is left as it is)."""
+        shown = (self.window, self._lines, self._binned, self._kept, self._rulers, self._ruler, self._ruler_centre,
+                 self._steps_line)
         self._forget_painted()
         self.window = window
         try:
             self._paint_visible(int(self.scroll_offset.y))
             if self.header_height > 1:
                 self._steps_line = self._paint_steps()
-            return Picture({self._line_key(index): strip for index, strip in self._lines.items()}, self._binned, self._steps_line)
+            self._kept_ruler()
+            return Picture({self._line_key(index): strip for index, strip in self._lines.items()}, self._binned,
+                           self._steps_line, self._rulers)
         finally:
-            self.window, self._lines, self._binned, self._kept, self._rulers, self._ruler, self._steps_line = shown
+            (self.window, self._lines, self._binned, self._kept, self._rulers, self._ruler, self._ruler_centre,
+             self._steps_line) = shown
 
     def render_line(self, y: int) -> Strip:
         """Line y of the widget: the ruler (and steps) stay, the rows scroll."""
