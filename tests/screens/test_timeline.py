@@ -143,7 +143,7 @@ async def test_rows_kept_from_an_earlier_cursor_are_what_a_fresh_paint_draws():
         shown = screen_text(app)
         top = int(view.scroll_offset.y)
         kept = [list(view.render_line(y)) for y in range(view.header_height, view.size.height)]
-        assert any(key[1] for key in view._kept)  # a cursor row's picture was reused
+        assert any(key[1] for key in view._picture.lines)  # a cursor row's picture was reused
         view._redraw()
         fresh = [list(view.render_line(y)) for y in range(view.header_height, view.size.height)]
         assert kept == fresh and int(view.scroll_offset.y) == top

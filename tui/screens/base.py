@@ -23,6 +23,7 @@ class WorkspaceScreen(LineCache, Screen):
     """
 
     pane_title = ""
+    _ahead_timer: Timer | None = None  # calls work_ahead while the pane is shown
     shows = "module"  # what the pane is about, "module" or "trace": without it, its keys are off
     # What the pane says when the input lacks what it shows (None: the pane says it itself).
     missing_note: str | None = ("This input has no HLO module (a profile alone). Open an HLO file, an "
@@ -66,7 +67,6 @@ class WorkspaceScreen(LineCache, Screen):
 
     def on_mount(self) -> None:
         self._stale = False
-        self._ahead_timer: Timer | None = None
         if self.work_ahead is not WorkspaceScreen.work_ahead:
             self._ahead_timer = self.set_interval(still.TICK_S, self.work_ahead)
         if not self.ready and self._main_widget is not None:  # a spinner until the inputs are loaded
@@ -113,7 +113,7 @@ class WorkspaceScreen(LineCache, Screen):
             self._ahead_timer.pause()
 
     def on_screen_resume(self) -> None:
-        if getattr(self, "_ahead_timer", None) is not None:
+        if self._ahead_timer is not None:
             self._ahead_timer.resume()
         self._status_bar.refresh()  # it repaints only while its screen is shown
         if getattr(self, "_stale", False) and self.ready:

@@ -26,7 +26,7 @@ from textual.widget import Widget
 
 from tui.widgets import page_lines
 from tui.widgets.line_cache import LineCache
-from tui.widgets.viewport import THUMB, Viewport, thumb_rows
+from tui.widgets.viewport import Viewport, thumb_cell, thumb_rows
 
 _CURSOR = Style(reverse=True)
 
@@ -64,6 +64,11 @@ class Page:
     @property
     def complete(self) -> bool:
         return self.done == len(self.sections)
+
+    def extent_height(self, view_height: int, at_least: int = 0) -> int:
+        """While sections remain the page is taken to go on for at least another screen (and, as
+        it is laid out further, never shorter than `at_least`); exact once the last is in."""
+        return len(self.lines) if self.complete else max(at_least, len(self.lines) + view_height)
 
     @property
     def inner(self) -> int:
@@ -113,7 +118,7 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
         page = Page(sections, self.view_size.width, self.styled)
         self._lay_out(page, self.view_size.height)
         height = self.view_size.height
-        thumb = thumb_rows(0, height, len(page.lines) if page.complete else len(page.lines) + height)  # as `show` will have it
+        thumb = thumb_rows(0, height, page.extent_height(height))  # as `show` will have it
         for line in range(min(len(page.lines), height)):
             self._strip(page, line, line in thumb)
         return page
@@ -126,11 +131,8 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
             self._set_extent()
 
     def _set_extent(self, grown_from: int | None = None) -> None:
-        """While sections remain the page is taken to go on for at least another screen (and never
-        shrinks while laid out further); its height is exact once the last section is in."""
-        page, height = self.page, len(self.page.lines)
         before = self.extent.height if grown_from is None else grown_from
-        self.extent = Size(page.width, height if page.complete else max(before, height + self.view_size.height))
+        self.extent = Size(self.page.width, self.page.extent_height(self.view_size.height, before))
 
     def _lay_out(self, page: Page, line: int) -> bool:
         """Lay out `page`'s sections until `line` exists; False if nothing was left to do."""
@@ -251,8 +253,8 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
         moment ago, or one laid out ahead) it costs a lookup, and Textual keeps its encoding."""
         found = page.strips.get((line, on_thumb))
         if found is None:
-            thumb = Segment("▐", self.base_style + THUMB) if on_thumb else Segment(" ", self.base_style)
-            found = page.strips[line, on_thumb] = Strip([*self._drawn(line, page), thumb], page.width)
+            found = page.strips[line, on_thumb] = Strip([*self._drawn(line, page), thumb_cell(on_thumb, self.base_style)],
+                                                        page.width)
         return found
 
     def on_focus(self) -> None:

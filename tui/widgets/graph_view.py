@@ -98,11 +98,12 @@ class GraphView(LineCache, Viewport, Widget, can_focus=True):
 
     def _drawing(self, graph: GraphLayout) -> _Drawing:
         """The drawing of `graph` at this width: one drawn ahead or shown a moment ago (Backspace,
-        Enter back on where you came from) is taken as it is; the least recent are let go."""
-        width, base = self.view_size.width, self.base_style
+        Enter back on where you came from) is taken as it is; the least recent are let go (all of
+        them on a restyle)."""
+        width = self.view_size.width
         found = self._drawings.pop(id(graph), None)
-        if found is None or found[0] is not graph or found[1].width != width or found[1].base != base:
-            found = graph, _Drawing(graph, self._pad_for(graph), width, base)
+        if found is None or found[0] is not graph or found[1].width != width:
+            found = graph, _Drawing(graph, self._pad_for(graph), width, self.base_style)
         self._drawings[id(graph)] = found  # holding the layout keeps its id from being reused
         while len(self._drawings) > DRAWINGS_KEPT:
             self._drawings.popitem(last=False)

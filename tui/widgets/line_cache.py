@@ -112,10 +112,10 @@ class LineCache:
         """The base style changed since lines were drawn: drop lines kept outside `strip_cache`."""
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        if self._frame is None and self._drawn_on != self.base_style:  # a restyle drops the frame first
+        if self._frame is None and self._drawn_on != (base := self.base_style):  # a restyle drops the frame first
             if self._drawn_on is not None:
                 self.restyled()
-            self._drawn_on = self.base_style
+            self._drawn_on = base
         filters = tuple(self.app.get_line_filters())
         frame = self._frame
         if frame is None or self._frame_for != (crop, filters):

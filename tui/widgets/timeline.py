@@ -135,12 +135,9 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         self.lanes: TraceLanes | None = None  # every track's rows merged, once all are decoded
         self._painter = Painter("#000000")
         self._lines: dict[int, Strip] = {}
-        self._binned: dict[int, Cells] = {}  # a track row's cells in this window (cursor moves reuse them)
-        self._kept: dict[tuple, Strip] = {}  # rows as painted for an earlier cursor, in this window (see _line_key)
+        self._picture = Picture()  # what was painted in this window: rows for any cursor, binned cells, rulers
         self._ruler: Strip | None = None  # header line 0: time ticks, the marked range, the zoom centre
         self._ruler_centre = -1  # the column of the zoom centre on it
-        self._rulers: dict[tuple, Strip] = {}  # rulers painted in this window: (marked range, centre column) -> line
-        self._steps_line: Strip | None = None  # header line 1, when the trace has steps
         self.pictures = Pictures()  # of windows shown before this one, or painted ahead
         self._still = StillWatch()  # when to paint the next windows ahead
         self.label_width = LABEL_WIDTH
@@ -236,15 +233,13 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         """Show another time window: one shown a moment ago comes back as it was painted."""
         if window == self.window:
             return
-        lines = self._kept
-        lines.update((self._line_key(index), strip) for index, strip in self._lines.items())
-        self.pictures.put(self.window, Picture(lines, self._binned, self._steps_line, self._rulers))
+        self._picture.lines.update((self._line_key(index), strip) for index, strip in self._lines.items())
+        self.pictures.put(self.window, self._picture)
         self._forget_painted()
         self._still.moved()
         found = self.pictures.find(window)
         if found is not None:
-            window, picture = found
-            self._kept, self._binned, self._steps_line, self._rulers = picture.lines, picture.binned, picture.steps_line, picture.rulers
+            window, self._picture = found
         self.window = window
         self.refresh()
 
@@ -256,8 +251,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         self.refresh()
 
     def _forget_painted(self) -> None:
-        self._lines, self._binned, self._kept, self._rulers = {}, {}, {}, {}  # new dicts: a kept picture may hold the old ones
-        self._ruler = self._steps_line = None
+        self._lines, self._picture, self._ruler = {}, Picture(), None  # new ones: the kept pictures hold the old
 
     def _repaint_rows(self, *rows: int) -> None:
         top, width = int(self.scroll_offset.y), self.view_size.width
@@ -279,10 +273,10 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         if self.trace is not None:
             self.window = self.window.resized(self.cells)
         self.virtual_size = Size(self.view_size.width, len(self.rows) + self.header_height)
-        self._painter = Painter(self.background_colors[1].hex)
-        self._redraw()
+        self.restyled()
 
     def restyled(self) -> None:
+        """Paint everything again, on the background as it is now."""
         self._painter = Painter(self.background_colors[1].hex)
         self._redraw()
 
@@ -302,9 +296,10 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         old = self.cursor_row
         for index in (old, row):  # moving back shows these pictures again
             if index in self._lines:
-                if len(self._kept) > 256:
-                    self._kept.clear()
-                self._kept[self._line_key(index)] = self._lines[index]
+                kept = self._picture.lines
+                if len(kept) > 256:
+                    kept.clear()
+                kept[self._line_key(index)] = self._lines[index]
         self.cursor_row, self.cursor_event = row, event
         self._still.moved()
         target = self._row(row)
@@ -594,20 +589,19 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
     def _paint_picture(self, window: Window) -> Picture:
         """The visible rows, the steps line and the ruler as they would be painted in `window`
         (the view itself is left as it is)."""
-        shown = (self.window, self._lines, self._binned, self._kept, self._rulers, self._ruler, self._ruler_centre,
-                 self._steps_line)
+        shown = (self.window, self._lines, self._picture, self._ruler, self._ruler_centre)
         self._forget_painted()
+        picture = self._picture
         self.window = window
         try:
             self._paint_visible(int(self.scroll_offset.y))
             if self.header_height > 1:
-                self._steps_line = self._paint_steps()
+                picture.steps_line = self._paint_steps()
             self._kept_ruler()
-            return Picture({self._line_key(index): strip for index, strip in self._lines.items()}, self._binned,
-                           self._steps_line, self._rulers)
+            picture.lines.update((self._line_key(index), strip) for index, strip in self._lines.items())
+            return picture
         finally:
-            (self.window, self._lines, self._binned, self._kept, self._rulers, self._ruler, self._ruler_centre,
-             self._steps_line) = shown
+            self.window, self._lines, self._picture, self._ruler, self._ruler_centre = shown
 
     def render_line(self, y: int) -> Strip:
         """Line y of the widget: the ruler (and steps) stay, the rows scroll."""
@@ -619,9 +613,10 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
                 if self._ruler is None:
                     self._ruler = self._kept_ruler()
                 return self._ruler
-            if self._steps_line is None:
-                self._steps_line = self._paint_steps()
-            return self._steps_line
+            picture = self._picture
+            if picture.steps_line is None:
+                picture.steps_line = self._paint_steps()
+            return picture.steps_line
         top = int(self.scroll_offset.y)
         index = top + y - header
         if index >= len(self.rows):
@@ -639,7 +634,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         wanted = []
         for i in range(top, min(top + self.view_size.height, len(self.rows))):
             if i not in self._lines:
-                kept = self._kept.get(self._line_key(i))
+                kept = self._picture.lines.get(self._line_key(i))
                 if kept is not None:
                     self._lines[i] = kept
                 else:
@@ -664,12 +659,13 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         k start at first_row[k] and its events at first_slot[k]; `name_id` maps positions in
         the index to name ids."""
         window = self.window
-        kept = [self._binned.get(i) for i in indices]
+        known = self._picture.binned
+        kept = [known.get(i) for i in indices]
         if None in kept:
             first = first_row.tolist()
             rows = np.array([first[self.rows[i].index] + self.rows[i].lane for i in indices])
             binned = bin_rows(lanes, rows, window.t0, window.ns_per_cell, self.cells)
-            self._binned.update((i, Cells(*(column[r] for column in binned))) for r, i in enumerate(indices))
+            known.update((i, Cells(*(column[r] for column in binned))) for r, i in enumerate(indices))
         else:
             binned = Cells(*(np.stack(column) for column in zip(*kept)))
         cursor = np.full(len(indices), -1)
@@ -742,11 +738,12 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
     def _kept_ruler(self) -> Strip:
         """The ruler for the marked range and zoom centre, painted once per window."""
         centre = self.window.column(self._zoom_centre())
-        ruler = self._rulers.get((self.marked, centre))
+        rulers = self._picture.rulers
+        ruler = rulers.get((self.marked, centre))
         if ruler is None:
-            if len(self._rulers) > 64:
-                self._rulers.clear()
-            ruler = self._rulers[self.marked, centre] = self._paint_ruler()
+            if len(rulers) > 64:
+                rulers.clear()
+            ruler = rulers[self.marked, centre] = self._paint_ruler()
         self._ruler_centre = centre
         return ruler
 

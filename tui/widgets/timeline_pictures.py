@@ -24,8 +24,9 @@ KEPT = 8  # windows
 
 @dataclass
 class Picture:
-    """What the view painted in one window: rows by line key (row, cursor on it, cursor event),
-    each track row's binned cells, the steps line, and rulers by (marked range, zoom centre)."""
+    """What the view painted in one window (the shown window's fills as it is painted): rows by
+    line key (row, cursor on it, cursor event), each track row's binned cells, the steps line,
+    and rulers by (marked range, zoom centre)."""
 
     lines: dict[tuple, Strip] = field(default_factory=dict)
     binned: dict[int, Cells] = field(default_factory=dict)

@@ -17,7 +17,7 @@ from textual import events
 from textual.geometry import Region, Size
 
 WHEEL_LINES = 3
-THUMB = Style(color="#6c6c6c")
+_THUMB = Style(color="#6c6c6c")
 
 
 def thumb_rows(top: int, height: int, total: int) -> range:
@@ -28,6 +28,11 @@ def thumb_rows(top: int, height: int, total: int) -> range:
     size = max(1, round(height * height / total))
     start = round(top * (height - size) / (total - height))
     return range(start, start + size)
+
+
+def thumb_cell(on_thumb: bool, base: Style) -> Segment:
+    """The scroll indicator's cell: a grey half block on the thumb, else blank."""
+    return Segment("▐", base + _THUMB) if on_thumb else Segment(" ", base)
 
 
 class Viewport:
@@ -89,7 +94,7 @@ class Viewport:
 
     def thumb(self, y: int, base: Style) -> Segment:
         """The scroll indicator's cell on window line y: a grey half block on the thumb, else blank."""
-        return Segment("▐", base + THUMB) if y in self.thumb_rows() else Segment(" ", base)
+        return thumb_cell(y in self.thumb_rows(), base)
 
     def on_resize(self) -> None:
         self.scroll_view(self.left, self.top)  # clamped to the new size
