@@ -173,3 +173,6 @@ async def test_only_the_shown_pane_works_ahead():
         await pilot.press("1")
         await pilot.pause()
         assert graph._ahead_timer._active.is_set() and not details._ahead_timer._active.is_set()
+        await pilot.press("3")
+        await pilot.pause()
+        assert app.screen._ahead_timer is None  # the memory pane has nothing to work ahead on

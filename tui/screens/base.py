@@ -67,7 +67,7 @@ class WorkspaceScreen(LineCache, Screen):
 
     def on_mount(self) -> None:
         self._stale = False
-        if self.work_ahead is not WorkspaceScreen.work_ahead:
+        if type(self).work_ahead is not WorkspaceScreen.work_ahead:  # only panes that work ahead tick
             self._ahead_timer = self.set_interval(still.TICK_S, self.work_ahead)
         if not self.ready and self._main_widget is not None:  # a spinner until the inputs are loaded
             self._main_widget.loading = True
