@@ -32,6 +32,7 @@ def assert_matches_xla(text: str, label: str) -> int:
 
     reference = xla_client.hlo.hlo_module_from_text(text)
     ours = parse_hlo(text, label)
+    assert not [w for w in ours.warnings if "opcode" in w], label  # every opcode XLA accepted is known
     ours_by_name = {c.name: c for c in ours.computations}
     checked = 0
     assert {c.name for c in reference.computations()} == set(ours_by_name), label
@@ -258,3 +259,35 @@ def test_unknown_opcodes_and_attributes_are_kept_raw():
     )
     root = module.entry.root
     assert root.opcode == "brand-new-op" and root.attrs["shiny_attr"] == '{a=1, b="2"}'
+    assert module.warnings == [
+        "1 instruction with an opcode XLA does not know (brand-new-op), first at line 5: shown as elementwise, no cost"
+    ]
+
+
+_ASK_XLA = """
+import sys
+from jax._src.lib import xla_client
+for opcode in sys.argv[1:]:
+    shape = "(f32[2])" if opcode == "tuple" else "f32[2]"
+    text = f"HloModule m\\nENTRY e {{ p = f32[2] parameter(0)\\n ROOT r = {shape} {opcode}(nosuch) }}"
+    try:
+        xla_client.hlo.hlo_module_from_text(text)
+    except Exception as error:
+        if f"Unknown opcode: {opcode}\\n" in str(error):
+            print(opcode)
+"""
+
+
+def test_the_opcodes_we_know_are_the_ones_xla_parses():
+    """XLA's parser is asked about each name (in a child process: a malformed instruction can
+    abort it); a misspelt name is reported by both."""
+    import subprocess
+    import sys
+
+    from tui.model.categories import OPCODES, is_opcode
+
+    names = sorted(OPCODES) + ["sine-start", "mulitply", "top-k"]
+    done = subprocess.run([sys.executable, "-c", _ASK_XLA, *names], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["mulitply", "top-k"]
+    assert [name for name in names if not is_opcode(name)] == ["mulitply", "top-k"]

@@ -538,6 +538,8 @@ def test_chrome_phases(tmp_path):
         {"ph": "X", "pid": 1, "tid": "Steps", "ts": 0, "dur": 2, "name": "0"},
         {"ph": "X", "pid": 1, "tid": "Steps", "ts": 2, "dur": 2, "name": "1"},
         {"ph": "s", "pid": 1, "tid": 7, "ts": 1, "id": 3, "name": "flow"},
+        {"ph": "b", "pid": 1, "tid": 7, "ts": 1, "id": 4, "cat": "io", "name": "read"},
+        {"ph": "e", "pid": 1, "tid": 7, "ts": 3, "id": 4, "cat": "io", "name": "read"},
     ]
     path = tmp_path / "edge.json"
     path.write_text(json.dumps({"traceEvents": events}))
@@ -561,6 +563,7 @@ def test_chrome_phases(tmp_path):
     text = "\n".join(trace.warnings)
     assert "1 B events never ended" in text
     assert "1 E events without a B" in text
+    assert "phases not shown were skipped (1 'b', 1 'e';" in text
     assert "step '0' is cut off at the trace start" in text
     assert trace.span == (0, 10_000)
 

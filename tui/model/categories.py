@@ -16,7 +16,31 @@ LAYOUT = frozenset({"copy", "transpose", "bitcast", "reshape", "broadcast", "cop
 CONTROL = frozenset({"while", "conditional", "call", "async-start", "async-update", "async-done", "tuple",
                      "get-tuple-element", "after-all", "add-dependency", "opt-barrier", "domain"})
 MATMUL = frozenset({"dot", "convolution", "ragged-dot", "scaled-dot"})
-REDUCE = frozenset({"reduce", "reduce-window", "select-and-scatter", "sort", "top-k", "reduce-precision"})
+REDUCE = frozenset({"reduce", "reduce-window", "select-and-scatter", "sort", "topk", "reduce-precision"})
+
+# Every opcode XLA's HLO parser knows (hlo_opcode.h; tests ask XLA's parser about each).
+OPCODES = COLLECTIVES | LAYOUT | CONTROL | MATMUL | REDUCE | frozenset({
+    "abs", "acos", "acosh", "add", "asin", "asinh", "atanh", "cosh", "sinh", "all-gather-done", "all-gather-start", "all-reduce-done", "all-reduce-start", "and", "atan2",
+    "batch-norm-grad", "batch-norm-inference", "batch-norm-training", "cbrt", "ceil", "cholesky", "clamp",
+    "collective-permute-done", "collective-permute-start", "compare", "complex", "constant", "convert", "cosine",
+    "count-leading-zeros", "custom-call", "divide", "dynamic-reshape", "erf", "exponential", "exponential-minus-one",
+    "fft", "floor", "fusion", "get-dimension-size", "imag", "infeed", "iota", "is-finite", "log", "log-plus-one",
+    "logistic", "map", "maximum", "minimum", "multiply", "negate", "not", "or", "outfeed", "parameter", "partition-id",
+    "popcnt", "power", "real", "remainder", "replica-id", "rng", "rng-bit-generator", "rng-get-and-update-state",
+    "round-nearest-afz", "round-nearest-even", "rsqrt", "select", "set-dimension-size", "shift-left",
+    "shift-right-arithmetic", "shift-right-logical", "sign", "sine", "sqrt", "stochastic-convert", "subtract", "tan",
+    "tanh", "triangular-solve", "xor",
+})
+
+
+
+def is_opcode(opcode: str) -> bool:
+    """Whether XLA knows `opcode`, including the `<op>-start/-update/-done` async spellings of any op."""
+    if opcode in OPCODES:
+        return True
+    base, _, suffix = opcode.rpartition("-")
+    return suffix in ("start", "update", "done") and base in OPCODES
+
 
 # Category names in display order (also the legend order).
 CATEGORIES = ("matmul", "fusion", "loop fusion", "input fusion", "output fusion", "custom fusion", "collective",

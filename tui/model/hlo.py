@@ -13,6 +13,7 @@ import re
 from functools import cached_property
 
 from tui.model import hlo_attrs
+from tui.model.categories import is_opcode
 from tui.model.errors import InputError
 from tui.model.shapes import Shape, ShapeError, parse_shape, parse_shape_prefix
 
@@ -369,6 +370,18 @@ def parse_hlo(text: str, path: str | None = None) -> HloModule:
             gc.enable()
 
 
+def _unknown_opcodes(computations: list[HloComputation]) -> list[str]:
+    """A warning naming opcodes XLA does not know (a typo, or an XLA newer than this list):
+    such ops load, drawn as elementwise with no cost rule."""
+    unknown = [ins for comp in computations for ins in comp.instructions if not is_opcode(ins.opcode)]
+    if not unknown:
+        return []
+    names = sorted({ins.opcode for ins in unknown})
+    first = unknown[0]
+    return [f"{len(unknown)} instruction{'s' if len(unknown) > 1 else ''} with an opcode XLA does not know ({', '.join(names[:5])}"
+            f"{', ...' if len(names) > 5 else ''}), first at line {first.line_number}: shown as elementwise, no cost"]
+
+
 def _parse_module(text: str, path: str | None) -> HloModule:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -432,6 +445,7 @@ def _parse_module(text: str, path: str | None) -> HloModule:
     if entry is None:
         entry = computations[-1]  # XLA's rule when nothing is marked ENTRY
         entry.is_entry = True
+    warnings += _unknown_opcodes(computations)
     return HloModule(name, header, computations, entry, sections, path, warnings)
 
 

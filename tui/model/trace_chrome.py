@@ -4,7 +4,7 @@ msgspec decodes the events into typed structs (about 3x faster than json.load) a
 are pulled into NumPy columns with `map(attrgetter(...))`; args are read from the file again
 when an event is first selected (see _LazyArgs). Phases: X (complete), B/E (matched per thread,
 innermost first), i/I (instants), C (counters), M (process/thread names and sort order), s/t/f
-(flows, see trace_flows); others (async) are skipped. `ts`/`dur` are microseconds.
+(flows, see trace_flows); others (async b/e/n, samples, objects) are skipped with a warning. `ts`/`dur` are microseconds.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ _DECODERS = tuple(
 )
 _KEY = attrgetter("pid", "tid")
 _BUCKET = {"B": "BE", "E": "BE", "I": "i"}
+_SHOWN = frozenset({"BE", "i", "C", "M", "s", "t", "f", ""})  # and X, read apart; "": JAX ends the list with {}
 
 
 def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS) -> list:
@@ -107,6 +108,10 @@ class _Host:
         self.instants = by_phase["i"]
         self.counters = by_phase["C"]
         self.flows = by_phase["s"] + by_phase["t"] + by_phase["f"]
+        skipped = Counter({phase: len(events) for phase, events in by_phase.items() if phase not in _SHOWN})
+        if skipped:
+            phases = ", ".join(f"{n} '{phase}'" for phase, n in sorted(skipped.items()))
+            self.warnings.append(f"{path.name}: events of phases not shown were skipped ({phases}; async, sample or object events)")
 
     def _metadata(self, events: list[_Event]):
         process: dict = defaultdict(dict)
