@@ -277,3 +277,36 @@ def test_graph_schedule_view(snap_compare, size):
 @SIZES
 def test_graph_sharded_all_reduce(snap_compare, size):
     assert snap_compare(XlaTuiApp(SHARDED), terminal_size=size, run_before=shot(select("all-reduce")))
+
+
+async def test_o_shows_the_op_before_and_after_optimizations():
+    """`o` opens the module as the front end handed it to XLA, at the selected fusion's op, and
+    back; the key is off (and out of the help) where the input has one stage only."""
+    from tui.model.stages import full_op_name
+
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        ws = app.workspace
+        after = ws.current
+        fused = after.load().instruction("bitcast_concatenate_fusion")
+        app.select(instruction=fused)
+        await pilot.press("o")
+        await started(pilot)
+        assert ws.current.stage == "before optimizations" and ws.current.name == after.name
+        found = selected(app)
+        assert found.opcode == "scatter" and full_op_name(found, ws.hlo) == fused.op_name
+        assert screen.focus_name == found.name and found.name in screen.view.graph.nodes
+        assert len(ws.modules) == 4  # the summary's list is unchanged
+        await pilot.press("o")
+        await started(pilot)
+        assert ws.current is after and full_op_name(selected(app), ws.hlo) == fused.op_name
+        assert selected(app).computation.is_entry
+
+    app = XlaTuiApp(FIXTURES / "mlp.hlo")
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        assert screen.check_action("other_stage", ()) is False
+        before = selected(app)
+        await pilot.press("o")
+        assert selected(app) is before and app.workspace.current.stage == ""

@@ -185,6 +185,8 @@ def _entries(ws: Workspace, module: str | None) -> list[ModuleEntry]:
     the event names none, the current and the main module."""
     if module is None:
         current, main = ws.current, ws.main
+        if current is not None and current.stage == "before optimizations":  # what ran is the optimized one
+            current = ws.other_stage(current) or current
         return [entry for entry in (current, None if main is current else main) if entry is not None]
     named = [entry for entry in ws.modules if entry.name == module]
     return sorted(named, key=lambda entry: entry.stage == "before optimizations")

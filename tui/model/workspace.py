@@ -115,13 +115,28 @@ class Workspace:
         self.selection = Selection(module=self.main.label if self.main else None)
         self.focus_history: list[str] = []  # instructions the graph was centred on, oldest first
         self._listeners: list[Listener] = []
+        self._other_stages: dict[str, ModuleEntry] = {}  # label -> the same module at its other stage
 
     # -- modules --------------------------------------------------------------
     def module(self, label: str | None) -> ModuleEntry | None:
         for entry in self.modules:
             if entry.label == label:
                 return entry
+        for entry in self._other_stages.values():
+            if entry.label == label:
+                return entry
         return None
+
+    def other_stage(self, entry: ModuleEntry) -> ModuleEntry | None:
+        """The same module before optimizations when `entry` is the optimized one the dump also
+        has it for (or back again). Made on first use and kept out of `modules`, which holds one
+        row per module (the summary's list)."""
+        found = self._other_stages.get(entry.label)
+        if found is None and entry.other_stage_path is not None and entry.stage == "after optimizations":
+            found = ModuleEntry(label=f"{entry.label} (before optimizations)", name=entry.name,
+                                path=entry.other_stage_path, stage="before optimizations")
+            self._other_stages[entry.label], self._other_stages[found.label] = found, entry
+        return found
 
     @property
     def current(self) -> ModuleEntry | None:

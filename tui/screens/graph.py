@@ -23,9 +23,11 @@ from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
 from tui.model.categories import CATEGORIES
+from tui.model.errors import InputError
 from tui.model.graph_layout import GraphLayout, layout
 from tui.model.hlo import HloComputation, HloInstruction
 from tui.model.search import InstructionIndex
+from tui.model.stages import counterpart
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
 from tui.widgets import page_lines
@@ -56,6 +58,7 @@ class GraphScreen(WorkspaceScreen):
         Binding("n", "next_match(1)", "Next match", show=False),
         Binding("N", "next_match(-1)", "Previous match", show=False),
         Binding("f", "prompt('filter')", "Filter schedule", show=False),
+        Binding("o", "other_stage", "Before/after optimizations", show=False),
     ]
 
     def __init__(self):
@@ -227,6 +230,33 @@ class GraphScreen(WorkspaceScreen):
             self.centre(node.instruction)
 
     # -- actions --------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "other_stage":  # only where the dump has the module at both stages
+            ws = self.workspace
+            return ws is not None and ws.current is not None and ws.other_stage(ws.current) is not None
+        return super().check_action(action, parameters)
+
+    def action_other_stage(self) -> None:
+        """The same module before (or after) XLA's optimizations, at the selected op's counterpart
+        (tui/model/stages.py); parsed off the UI thread the first time."""
+        ws = self.workspace
+        other = ws.other_stage(ws.current)
+        if not other.loaded:
+            self.notify(f"Reading {other.label}...", timeout=2)
+        self._open_stage(other, ws.instruction)
+
+    @work(thread=True, exclusive=True, group="other-stage", exit_on_error=False)
+    def _open_stage(self, other, ins: HloInstruction | None) -> None:
+        try:
+            hlo = other.load()
+        except InputError as error:
+            self.app.call_from_thread(self.notify, str(error), severity="error", timeout=6)
+            return
+        found = counterpart(ins, hlo) if ins is not None else None
+        if found is None and ins is not None:
+            self.app.call_from_thread(self.notify, f"{ins.name} has no counterpart there: showing the entry's root", timeout=4)
+        self.app.call_from_thread(self.app.select, module=other.label, instruction=found or hlo.entry.root)
+
     def action_depth(self, delta: int) -> None:
         depth = max(MIN_DEPTH, min(MAX_DEPTH, self.depth + delta))
         if depth != self.depth:

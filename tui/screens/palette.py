@@ -15,6 +15,9 @@ class WorkspaceCommands(Provider):
             return
         for entry in ws.modules:
             yield f"Module: {entry.label}", partial(app.show, "graph", module=entry.label), entry.stage or "open this module"
+            other = ws.other_stage(entry)
+            if other is not None:
+                yield f"Module: {other.label}", partial(app.show, "graph", module=other.label), "as the front end handed it to XLA"
         current = ws.current
         if current is not None and current.loaded:
             for comp in current.load().computations:
