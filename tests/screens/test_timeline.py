@@ -489,6 +489,40 @@ async def test_groups_collapse_and_expand():
         assert len(view.rows) == rows
 
 
+async def test_r_keeps_the_rows_whose_names_hold_the_text_as_you_type():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace, every = view.trace, list(view.rows)
+        await pilot.press("r", *"PYTH")
+        assert {trace.tracks[row.index].name for row in view.rows if row.kind != "group"} == {"python"}
+        assert [row.kind for row in view.rows][0] == "group" and len(view.rows) < len(every)
+        await pilot.press("enter")  # back to the rows; the filter stays, and says so
+        assert app.screen.focused is view and view.row_filter == "PYTH" and app.screen.query("#timeline-rows")
+        await pilot.press("down", "right")
+        assert view.cursor is not None and trace.tracks[view.cursor[0]].name == "python"
+        await pilot.press("r", "backspace", "backspace", "backspace", "backspace", *"nothing like it")
+        assert view.rows == [] and view.cursor is None
+        await pilot.press("escape")  # in the box: every row again
+        assert view.rows == every and not app.screen.query("#timeline-rows") and app.screen.focused is view
+
+
+async def test_a_filter_that_hides_an_events_row_gives_way_when_the_event_is_shown(corpus):
+    """On the 4-chip TPU profile: the XLA Ops of every chip and nothing else, then an event of a
+    host thread shown from elsewhere (a search) brings every row back."""
+    app = XlaTuiApp(corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace = view.trace
+        await pilot.press("r", *"xla ops", "enter")
+        shown = {row.index for row in view.rows if row.kind == "track"}
+        assert shown == {k for k, t in enumerate(trace.tracks) if "xla ops" in (t.group + t.name).lower()}
+        assert {trace.tracks[k].group for k in shown} == {f"/device:TPU:{n}" for n in range(4)}
+        host = next(k for k, t in enumerate(trace.tracks) if t.group == "/host:CPU" and t.count)
+        view.show_event(host, 0)
+        assert view.row_filter == "" and view.cursor == (host, 0) and len(view.rows) > len(shown)
+
+
 async def test_without_a_profile_the_screen_says_so():
     app = XlaTuiApp(FIXTURES / "mlp.hlo")
     async with app.run_test(size=(100, 24)) as pilot:

@@ -57,6 +57,7 @@ class TimelineScreen(WorkspaceScreen):
         Binding("left_square_bracket", "flow(-1)", "Flow back", show=False),
         Binding("shift+enter", "match(-1)", "Previous match", show=False),
         Binding("escape", "close_search", "Close search, leave a table", show=False),
+        Binding("r", "filter_rows", "Filter rows by name", show=False),
     ]
 
     def __init__(self) -> None:
@@ -348,12 +349,40 @@ class TimelineScreen(WorkspaceScreen):
             self.mount(box, before=self.panel)
         box.focus()
 
+    def action_filter_rows(self) -> None:
+        """A box that keeps only the rows whose group, track or counter name holds its text, as
+        you type; it stays while it filters (Enter goes back to the rows, Esc shows them all)."""
+        if self.trace is None:
+            return
+        found = self.query("#timeline-rows")
+        box = found.first() if found else Input(
+            value=self.view.row_filter, placeholder="filter rows by group, track or counter name: Enter keep, Esc clear",
+            id="timeline-rows",
+        )
+        if not found:
+            self.mount(box, before=self.panel)
+        box.focus()
+
     def action_close_search(self) -> None:
+        if self.focused is not None and self.focused.id == "timeline-rows":
+            self.focused.remove()
+            self.view.filter_rows("")
+            self.view.focus()
+            return
         for box in self.query("#timeline-search"):
             box.remove()
         self.view.focus()
 
+    def on_input_changed(self, message: Input.Changed) -> None:
+        if message.input.id == "timeline-rows":
+            self.view.filter_rows(message.value.strip())
+
     def on_input_submitted(self, message: Input.Submitted) -> None:
+        if message.input.id == "timeline-rows":
+            if not message.value.strip():
+                message.input.remove()
+            self.view.focus()
+            return
         text = message.value.strip()
         if not text or self.trace is None:
             return

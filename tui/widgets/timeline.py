@@ -121,6 +121,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         self.window = Window(0.0, 1.0, 1, (0, 1))
         self.rows: list[Row] = []
         self.collapsed: set[str] = set()
+        self.row_filter = ""  # only rows whose group, track or counter name holds this (any case)
         self.cursor_row = 0
         self.cursor_event: int | None = None
         self.cursor_ns = 0.0
@@ -187,19 +188,34 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         if trace is None:
             return []
         counters = trace.counters if self.lanes is not None else []
-        groups = list(dict.fromkeys([t.group for t in trace.tracks] + [c.group for c in counters]))
+        wanted = self.row_filter.lower()
+
+        def shown(group: str, name: str) -> bool:
+            return not wanted or wanted in group.lower() or wanted in name.lower()
+
+        tracks = [(k, t) for k, t in enumerate(trace.tracks) if shown(t.group, t.name)]
+        counters = [(k, c) for k, c in enumerate(counters) if shown(c.group, c.name)]
+        groups = list(dict.fromkeys([t.group for _, t in tracks] + [c.group for _, c in counters]))
         rows = []
         for group in groups:
             rows.append(Row("group", group, -1))
             if group in self.collapsed:
                 continue
-            for k, track in enumerate(trace.tracks):
+            for k, track in tracks:
                 if track.group == group:  # a track of instants only has no event rows
                     rows += [Row("track", group, k, lane) for lane in range(track.lanes if track.decoded else min(track.count, 1))]
                     if len(track.instant_ns):
                         rows.append(Row("instants", group, k))
-            rows += [Row("counter", group, k) for k, c in enumerate(counters) if c.group == group]
+            rows += [Row("counter", group, k) for k, c in counters if c.group == group]
         return rows
+
+    def filter_rows(self, text: str) -> None:
+        """Show only the rows whose group, track or counter name holds `text` ("": all)."""
+        if text != self.row_filter:
+            self.row_filter = text
+            before = self.current_row
+            self.refresh_rows()
+            self._move_cursor(self.cursor_row, self.cursor_event if self.current_row == before else None)
 
     @property
     def header_height(self) -> int:
@@ -283,10 +299,12 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
     def show_event(self, track_index: int, event: int) -> None:
         """Put the cursor on an event: expand its group, scroll to its row, pan to show it."""
         track = self.trace.tracks[track_index]
-        if track.group in self.collapsed:
-            self.collapsed.discard(track.group)
-            self.refresh_rows()
         row = Row("track", track.group, track_index, int(track.depth[event]))
+        if track.group in self.collapsed or row not in self.rows:
+            self.collapsed.discard(track.group)
+            if self.row_filter and row not in self._layout():
+                self.row_filter = ""  # the event's row is filtered out: show them all again
+            self.refresh_rows()
         if row not in self.rows:
             return
         self._move_cursor(self.rows.index(row), event)
