@@ -20,18 +20,18 @@ REDUCE = frozenset({"reduce", "reduce-window", "select-and-scatter", "sort", "to
 
 # Every opcode XLA's HLO parser knows (hlo_opcode.h; tests ask XLA's parser about each).
 OPCODES = COLLECTIVES | LAYOUT | CONTROL | MATMUL | REDUCE | frozenset({
-    "abs", "acos", "acosh", "add", "asin", "asinh", "atanh", "cosh", "sinh", "all-gather-done", "all-gather-start", "all-reduce-done", "all-reduce-start", "and", "atan2",
-    "batch-norm-grad", "batch-norm-inference", "batch-norm-training", "cbrt", "ceil", "cholesky", "clamp",
-    "collective-permute-done", "collective-permute-start", "compare", "complex", "constant", "convert", "cosine",
-    "count-leading-zeros", "custom-call", "divide", "dynamic-reshape", "erf", "exponential", "exponential-minus-one",
-    "fft", "floor", "fusion", "get-dimension-size", "imag", "infeed", "iota", "is-finite", "log", "log-plus-one",
-    "logistic", "map", "maximum", "minimum", "multiply", "negate", "not", "or", "outfeed", "parameter", "partition-id",
-    "popcnt", "power", "real", "remainder", "replica-id", "rng", "rng-bit-generator", "rng-get-and-update-state",
+    "abs", "acos", "acosh", "add", "all-gather-done", "all-gather-start", "all-reduce-done", "all-reduce-start",
+    "and", "asin", "asinh", "atan2", "atanh", "batch-norm-grad", "batch-norm-inference", "batch-norm-training",
+    "cbrt", "ceil", "cholesky", "clamp", "collective-permute-done", "collective-permute-start", "compare",
+    "complex", "constant", "convert", "cosh", "cosine", "count-leading-zeros", "custom-call", "divide",
+    "dynamic-reshape", "erf", "exponential", "exponential-minus-one", "fft", "floor", "fusion",
+    "get-dimension-size", "imag", "infeed", "iota", "is-finite", "log", "log-plus-one", "logistic", "map",
+    "maximum", "minimum", "multiply", "negate", "not", "or", "outfeed", "parameter", "partition-id", "popcnt",
+    "power", "real", "remainder", "replica-id", "rng", "rng-bit-generator", "rng-get-and-update-state",
     "round-nearest-afz", "round-nearest-even", "rsqrt", "select", "set-dimension-size", "shift-left",
-    "shift-right-arithmetic", "shift-right-logical", "sign", "sine", "sqrt", "stochastic-convert", "subtract", "tan",
-    "tanh", "triangular-solve", "xor",
+    "shift-right-arithmetic", "shift-right-logical", "sign", "sine", "sinh", "sqrt", "stochastic-convert",
+    "subtract", "tan", "tanh", "triangular-solve", "xor",
 })
-
 
 
 def is_opcode(opcode: str) -> bool:

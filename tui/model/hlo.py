@@ -377,9 +377,10 @@ def _unknown_opcodes(computations: list[HloComputation]) -> list[str]:
     if not unknown:
         return []
     names = sorted({ins.opcode for ins in unknown})
-    first = unknown[0]
-    return [f"{len(unknown)} instruction{'s' if len(unknown) > 1 else ''} with an opcode XLA does not know ({', '.join(names[:5])}"
-            f"{', ...' if len(names) > 5 else ''}), first at line {first.line_number}: shown as elementwise, no cost"]
+    listed = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+    count = f"{len(unknown)} instruction{'s' if len(unknown) > 1 else ''}"
+    return [f"{count} with an opcode XLA does not know ({listed}), first at line {unknown[0].line_number}:"
+            " shown as elementwise, no cost"]
 
 
 def _parse_module(text: str, path: str | None) -> HloModule:

@@ -373,7 +373,8 @@ def _build(entry: ModuleEntry) -> MemoryProfile:
         if ranges is not None:
             return MemoryProfile(module, ranges, source, report, assignment)
     if not module.is_scheduled:
-        raise _NoProfile("the module is not scheduled (no program order yet): open an after-optimizations module")
+        raise _NoProfile("the module is not scheduled (no program order yet): open the module after optimizations"
+                         " (o in the graph, where the dump has it)")
     return MemoryProfile(module, compute_live_ranges(module), SOURCE_COMPUTED, None, assignment)
 
 

@@ -4,7 +4,8 @@ msgspec decodes the events into typed structs (about 3x faster than json.load) a
 are pulled into NumPy columns with `map(attrgetter(...))`; args are read from the file again
 when an event is first selected (see _LazyArgs). Phases: X (complete), B/E (matched per thread,
 innermost first), i/I (instants), C (counters), M (process/thread names and sort order), s/t/f
-(flows, see trace_flows); others (async b/e/n, samples, objects) are skipped with a warning. `ts`/`dur` are microseconds.
+(flows, see trace_flows); others (async b/e/n, samples, objects) are skipped with a warning.
+`ts`/`dur` are microseconds.
 """
 
 from __future__ import annotations
@@ -111,7 +112,8 @@ class _Host:
         skipped = Counter({phase: len(events) for phase, events in by_phase.items() if phase not in _SHOWN})
         if skipped:
             phases = ", ".join(f"{n} '{phase}'" for phase, n in sorted(skipped.items()))
-            self.warnings.append(f"{path.name}: events of phases not shown were skipped ({phases}; async, sample or object events)")
+            self.warnings.append(
+                f"{path.name}: events of phases not shown were skipped ({phases}; async, sample or object events)")
 
     def _metadata(self, events: list[_Event]):
         process: dict = defaultdict(dict)

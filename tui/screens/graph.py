@@ -254,7 +254,8 @@ class GraphScreen(WorkspaceScreen):
             return
         found = counterpart(ins, hlo) if ins is not None else None
         if found is None and ins is not None:
-            self.app.call_from_thread(self.notify, f"{ins.name} has no counterpart there: showing the entry's root", timeout=4)
+            self.app.call_from_thread(
+                self.notify, f"{ins.name} has no counterpart there: showing the entry's root", timeout=4)
         self.app.call_from_thread(self.app.select, module=other.label, instruction=found or hlo.entry.root)
 
     def action_depth(self, delta: int) -> None:
