@@ -131,6 +131,11 @@ def _one_line_error(result: subprocess.CompletedProcess, *needles: str) -> None:
 
 def test_bad_inputs_get_one_clear_line(tmp_path):
     _one_line_error(run("--summary", str(tmp_path / "missing.hlo")), "missing.hlo", "no such file")
+    pipe = tmp_path / "pipe.hlo"
+    os.mkfifo(pipe)  # opening it to read would wait for a writer for ever
+    _one_line_error(run("--summary", str(pipe)), "pipe.hlo", "not a regular file")
+    _one_line_error(run("--summary", str(FIXTURES / "mlp.hlo"), "--profile", str(pipe)), "pipe.hlo", "not a regular file")
+    _one_line_error(run("--summary", "/dev/zero"), "/dev/zero", "not a regular file")
     empty = tmp_path / "empty.hlo"
     empty.write_text("")
     _one_line_error(run("--summary", str(empty)), "empty.hlo", "empty")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+NOT_A_FILE = "not a regular file (a pipe, socket or device): save it to a file and open that"
+
 
 class InputError(Exception):
     """An input the user must fix: which file, what is wrong, and where (line/column for text)."""

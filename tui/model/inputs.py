@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from tui.model.capture_manifest import CAPTURE_MANIFEST, read_manifest
-from tui.model.errors import InputError
+from tui.model.errors import NOT_A_FILE, InputError
 from tui.model.main_module import module_runs, pick_main
 from tui.model.workspace import ModuleEntry, Workspace
 
@@ -36,6 +36,8 @@ def input_kind(path: Path) -> str:
         if _hlo_files(path):
             return "hlo-folder"
         raise InputError(path, "folder holds no XLA dump (module_*), profile (*.xplane.pb, *trace.json*) or HLO files")
+    if not path.is_file():  # reading a pipe or a device could wait, or go on, for ever
+        raise InputError(path, NOT_A_FILE)
     name = path.name.lower()
     if name.endswith(".py"):
         return "script"

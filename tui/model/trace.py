@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
-from tui.model.errors import InputError
+from tui.model.errors import NOT_A_FILE, InputError
 from tui.model.trace_flows import FlowPoint, flow_links
 from tui.model.trace_lanes import LaneIndex, assign_rows, lane_index, merge, self_times
 
@@ -625,6 +625,8 @@ def _resolve(path: Path, run: str | None) -> tuple[list[Path], list[str], str | 
     if not path.exists():
         raise InputError(path, "no such file or directory")
     if not path.is_dir():
+        if not path.is_file():
+            raise InputError(path, NOT_A_FILE)
         return [path], [], None
     files = _profile_files(path)
     if files and run is None:  # a run folder: the other runs are its siblings
