@@ -17,6 +17,7 @@ measured the same way in the same process (bench/keyframe.py), and the ratio (ta
 The new-op and details cases run twice: keys back to back, and with a pause before each key
 (as a person reading the screen makes), in which the screens work ahead (tui/widgets/still.py):
 the graph around the op under the cursor is laid out and drawn, the pages of j and k laid out.
+Details j also runs held down (repeats 33 ms apart: the next page is laid out after each one).
 
     python -m bench.bench_graph [--layers 48] [--rounds 20] [--repeat 5] [--hlo saved.txt]
 
@@ -71,6 +72,7 @@ def main(argv=None) -> None:
         await pilot.press("2")
 
     pause_s = 0.6  # two ticks of a view standing still (tui/widgets/still.py), and some
+    repeat_s = 0.033  # a held key's repeats (30 a second): the next page is laid out between them
     cases = [
         ("graph moves (k/j)", ["k", "j"], None, None, 0.0),
         ("graph re-centre (k/enter/backspace)", ["k", "enter", "backspace"], None, None, 0.0),
@@ -79,6 +81,7 @@ def main(argv=None) -> None:
         ("schedule moves (j/k)", ["j", "k"], on_schedule, None, 0.0),
         ("details next op (j)", ["j"], on_details, None, 0.0),
         ("  the same, after a pause", ["j"], on_details, None, pause_s),
+        ("  the same, held down", ["j"], on_details, None, repeat_s),
         ("details back and forth (j/k)", ["j", "k"], on_details, None, 0.0),
     ]
     for label, keys, setup, timed, pause in cases:

@@ -7,7 +7,9 @@ step and back); zoomed fully in (one nanosecond per cell, in the busiest stretch
 a moment ago, whose rows the view keeps (tui/widgets/timeline_pictures.py), so those keys are
 also measured with nothing kept (every key paints the whole pane), and D pressed on and on
 (a window never shown before at each key): once back to back, once with a pause before each
-key (a view left still has the windows of the next zoom and pan keys painted ahead). Also the
+key (a view left still has the windows of the next zoom and pan keys painted ahead), once held
+down (repeats 33 ms apart: the next window in the key's direction is painted after each frame,
+tui/widgets/still.py HeldKey), and W held down from fully zoomed out. Also the
 cursor keys: left/right between events (zoomed fully in, each step pans to the next event: a
 whole new picture, and the event's details below) and up/down between rows (two rows
 repainted). Each comparison runs `--repeats` times (other processes on the machine swing
@@ -86,6 +88,7 @@ def main() -> None:
 
     busy_row = 9  # /host:CPU's first XLA Eigen thread, row 0 (rows: group, python x6, ...)
     pause_s = 0.6  # two ticks of a view standing still, and some
+    repeat_s = 0.033  # a held key's repeats (30 a second)
     cases = [
         ("timeline zoomed out, W/S", ["w", "s"], show_timeline, 0.0),
         ("  the same, nothing kept", ["w", "s"], nothing_kept(show_timeline), 0.0),
@@ -95,6 +98,8 @@ def main() -> None:
         ("  the same, nothing kept", ["s", "w"], nothing_kept(zoomed_in(busy_row)), 0.0),
         ("timeline zoomed in, D on", ["d"], zoomed_in(busy_row), 0.0),
         ("  the same, after a pause", ["d"], zoomed_in(busy_row), pause_s),
+        ("  the same, held down", ["d"], zoomed_in(busy_row), repeat_s),
+        ("timeline zoomed out, W held down", ["w"], show_timeline, repeat_s),
         ("timeline cursor, right/left", ["right", "left"], zoomed_in(busy_row), 0.0),
         ("timeline cursor, down/up", ["down", "up"], zoomed_in(busy_row), 0.0),
     ]

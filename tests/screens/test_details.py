@@ -85,6 +85,38 @@ async def test_pages_laid_out_ahead_are_what_laying_out_afresh_gives(monkeypatch
             screen.work_ahead()
 
 
+async def test_a_held_j_has_the_next_page_laid_out_between_repeats(monkeypatch):
+    """j pressed again right after itself is held down: just after each page the next one is
+    laid out, so the next j lays nothing out. One j alone lays nothing out ahead."""
+    import asyncio
+
+    from tui.widgets import still
+
+    monkeypatch.setattr(still, "TICK_S", 3600)  # no work ahead for a page standing still
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        view, _ = await details_of(pilot, "ynn_fusion.32")
+        screen, order = app.screen, app.workspace.instruction.computation.instructions
+        made = []
+        sections = screen._sections
+        monkeypatch.setattr(screen, "_sections", lambda ins: made.append(ins.name) or sections(ins))
+
+        async def press(key: str) -> None:
+            made.clear()
+            await pilot.press(key)
+            await asyncio.sleep(still.AFTER_FRAME_S * 3)  # the time to the next repeat
+            await pilot.pause()
+
+        start = app.workspace.instruction.index
+        await press("j")
+        assert made == [order[start + 1].name]  # its own page only
+        await press("j")
+        assert made == [order[start + 2].name, order[start + 3].name]  # its page, then the next one's
+        await press("j")
+        assert made == [order[start + 4].name]  # its page was ready; the next one's is laid out
+        assert app.workspace.instruction is order[start + 3]
+
+
 async def test_a_sharded_all_reduce_explained():
     app = XlaTuiApp(SHARDED)
     async with app.run_test(size=(160, 45)) as pilot:

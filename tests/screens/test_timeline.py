@@ -169,6 +169,7 @@ async def test_windows_shown_before_or_painted_ahead_come_back_as_a_fresh_paint_
     paint_ruler = TimelineView._paint_ruler
     monkeypatch.setattr(TimelineView, "_paint_ruler", lambda view: rulers.append(view.window) or paint_ruler(view))
     monkeypatch.setattr(still, "TICK_S", 3600)  # the test says when the view stood still
+    monkeypatch.setattr(still, "AFTER_FRAME_S", 3600)  # and no key is taken as held down
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:
         view = await open_timeline(pilot)
@@ -210,6 +211,47 @@ async def test_windows_shown_before_or_painted_ahead_come_back_as_a_fresh_paint_
             await press(undo)
             view.paint_ahead()
             view.paint_ahead()
+
+
+async def test_a_held_zoom_or_pan_key_has_its_next_window_painted_between_repeats(monkeypatch):
+    """D (or W) pressed again right after itself is held down: just after each frame the window
+    of its next press is painted, so that press bins nothing and shows what a fresh paint draws.
+    A key pressed once does not paint ahead."""
+    import asyncio
+
+    import tui.widgets.timeline as timeline
+    from tui.model.trace_bins import bin_rows
+    from tui.widgets import still
+
+    calls = []
+    monkeypatch.setattr(timeline, "bin_rows", lambda *a, **k: calls.append(a[2:4]) or bin_rows(*a, **k))  # the window
+    monkeypatch.setattr(still, "TICK_S", 3600)  # no painting ahead for a view standing still
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        await move_to_row(pilot, view, first_row_of(view, "tf_XLAPjRtCpuClient/5463703682951342780"))
+        await pilot.press("w", "w", "w")
+
+        async def press(key: str):
+            await pilot.press(key)
+            await asyncio.sleep(still.AFTER_FRAME_S * 3)  # the time to the next repeat
+            await pilot.pause()
+
+        for key, step in (("d", lambda w: w.pan(PAN_STEP)), ("w", lambda w: w.zoom(ZOOM_STEP, view._zoom_centre()))):
+            await press("s")
+            calls.clear()
+            await press(key)  # once: nothing ahead
+            assert view.pictures.kept_as(step(view.window)) is None, key
+            await press(key)  # again: held
+            ahead = step(view.window)
+            assert view.pictures.kept_as(ahead) is not None, key
+            calls.clear()
+            await pilot.press(key)
+            assert window(view) == (ahead.t0, ahead.t1)
+            shown = [list(view.render_line(y)) for y in range(view.size.height)]
+            assert (ahead.t0, ahead.ns_per_cell) not in calls, key  # (the one after it may be painted by now)
+            view._redraw()
+            assert shown == [list(view.render_line(y)) for y in range(view.size.height)], key
 
 
 def test_pictures_keep_the_latest_windows_and_know_them_within_a_thousandth_of_a_cell():

@@ -34,7 +34,7 @@ from tui.widgets.details_view import DetailsView, Links, Page, Section
 from tui.widgets.highlight import highlight, numbered
 from tui.widgets.page_lines import KeyValues
 from tui.widgets.palette import category_style
-from tui.widgets.still import StillWatch
+from tui.widgets.still import HeldKey, StillWatch
 
 _LEXER = HloLexer(stripnl=False)
 _PYTHON = PythonLexer(stripnl=False)
@@ -61,6 +61,7 @@ class DetailsScreen(WorkspaceScreen):
         self._view: DetailsView | None = None
         self._pages: OrderedDict[tuple[str | None, str], Page] = OrderedDict()  # (module, instruction) -> page, see _keep
         self._still = StillWatch()
+        self._held = HeldKey(self.set_timer)  # j or k held down: the next page, laid out between repeats
 
     def body(self) -> ComposeResult:
         yield DetailsView(id="details")
@@ -91,6 +92,7 @@ class DetailsScreen(WorkspaceScreen):
         if ins is not None:
             order = ins.computation.instructions
             self.app.select(instruction=order[(ins.index + delta) % len(order)])
+            self._held.pressed(("step", delta), lambda: self._lay_out_ahead(delta))
 
     def action_memory(self) -> None:
         if self.instruction is not None:
@@ -160,14 +162,20 @@ class DetailsScreen(WorkspaceScreen):
 
     def work_ahead(self) -> None:
         """Once the page has stood still for a tick, lay out the pages j and k would show."""
+        if self.instruction is None or not self._still.stood_still(self._shown):
+            return
+        for step in (1, -1):
+            self._lay_out_ahead(step)
+
+    def _lay_out_ahead(self, step: int) -> None:
+        """Lay out (or keep at hand) the page of the op `step` places away in the schedule."""
         ins = self.instruction
-        if ins is None or not self._still.stood_still(self._shown):
+        if ins is None:
             return
         order = ins.computation.instructions
-        for step in (1, -1):
-            other = order[(ins.index + step) % len(order)]
-            key = (self._shown[0], other.name)
-            self._keep(key, self._pages.get(key) or self.view.prepare(self._sections(other)))
+        other = order[(ins.index + step) % len(order)]
+        key = (self._shown[0], other.name)
+        self._keep(key, self._pages.get(key) or self.view.prepare(self._sections(other)))
 
     def _head(self, ins: HloInstruction) -> Text:
         text = Text()

@@ -4,14 +4,16 @@ A person reads the screen between keys; those pauses are long enough to lay out 
 likely next keys would show (the next zoom and pan windows, the next op's page, the op under
 the cursor re-centred). The shown pane is asked every tick (WorkspaceScreen.work_ahead); once
 its view has stood still for a whole tick, it works ahead, once until the view changes. Keys
-pressed back to back (a held key) never wait for it: they find what recent keys left kept.
+pressed back to back do not wait for it; a key pressed again right after itself is taken as
+held (HeldKey), and what its next press shows is made just after each frame, between repeats.
 """
 
 from __future__ import annotations
 
-from typing import Hashable
+from typing import Callable, Hashable
 
 TICK_S = 0.25
+AFTER_FRAME_S = 0.02  # a frame is out within 17 ms of its key (60 per second); a held key repeats every 25-40 ms
 
 
 class StillWatch:
@@ -38,3 +40,23 @@ class StillWatch:
 
 
 _MOVED = object()  # a state no view is in
+
+
+class HeldKey:
+    """Spots a key pressed again right after itself (held down, its repeats come every few
+    tens of milliseconds) and has the work for its next press done AFTER_FRAME_S after each
+    press: once the frame is out, before the next repeat."""
+
+    def __init__(self, set_timer: Callable):
+        self._set_timer = set_timer  # the owning widget's
+        self._last: Hashable = None
+        self._timer = None
+
+    def pressed(self, key: Hashable, ahead: Callable[[], None]) -> None:
+        """`key` was pressed; `ahead` makes what its next press would show."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        again, self._last = key == self._last, key
+        if again:
+            self._timer = self._set_timer(AFTER_FRAME_S, ahead)

@@ -33,7 +33,7 @@ from tui.model.trace import Trace, TraceLanes, Track
 from tui.model.trace_bins import SUB, Cells, bin_rows, busy_fraction, sampled_values
 from tui.model.trace_lanes import LaneIndex, lane_index, position
 from tui.widgets.line_cache import LineCache
-from tui.widgets.still import StillWatch
+from tui.widgets.still import HeldKey, StillWatch
 from tui.widgets.timeline_pictures import Picture, Pictures
 from tui.widgets.timeline_paint import (
     COUNTER,
@@ -141,6 +141,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         self._ruler_centre = -1  # the column of the zoom centre on it
         self.pictures = Pictures()  # of windows shown before this one, or painted ahead
         self._still = StillWatch()  # when to paint the next windows ahead
+        self._held = HeldKey(self.set_timer)  # a zoom or pan key held down: the next window, between repeats
         self.label_width = LABEL_WIDTH
         self._drag_from: float | None = None
         self._dragged = False
@@ -350,10 +351,12 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
     def action_zoom(self, factor: float) -> None:
         if self.trace is not None:
             self.set_window(self.window.zoom(factor, self._zoom_centre()))
+            self._held.pressed(("zoom", factor), lambda: self._paint_ahead(self.window.zoom(factor, self._zoom_centre())))
 
     def action_pan(self, fraction: float) -> None:
         if self.trace is not None:
             self.set_window(self.window.pan(fraction))
+            self._held.pressed(("pan", fraction), lambda: self._paint_ahead(self.window.pan(fraction)))
 
     def action_reset(self) -> None:
         if self.trace is not None:
@@ -601,8 +604,12 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
             return
         centre, window = self._zoom_centre(), self.window
         for ahead in (window.zoom(ZOOM_STEP, centre), window.zoom(1 / ZOOM_STEP, centre), window.pan(-PAN_STEP), window.pan(PAN_STEP)):
-            if ahead != window and self.pictures.kept_as(ahead) is None:
-                self.pictures.put(ahead, self._paint_picture(ahead))
+            self._paint_ahead(ahead)
+
+    def _paint_ahead(self, window: Window) -> None:
+        """Keep the picture of `window` (not shown now, not kept yet) for when a key shows it."""
+        if window != self.window and self.pictures.kept_as(window) is None:
+            self.pictures.put(window, self._paint_picture(window))
 
     def _paint_picture(self, window: Window) -> Picture:
         """The visible rows, the steps line and the ruler as they would be painted in `window`
