@@ -253,6 +253,23 @@ async def test_a_held_zoom_or_pan_key_has_its_next_window_painted_between_repeat
             view._redraw()
             assert shown == [list(view.render_line(y)) for y in range(view.size.height)], key
 
+        # Right held, zoomed in so far that each step pans: the window of the next step is painted
+        # ahead too, and shows what a fresh paint draws with the cursor on the event stepped to.
+        while view.window.ns_per_cell > 1:
+            await pilot.press("W")
+        await press("right")
+        await press("right")
+        event, start, end = view._next_event(1)
+        ahead = view.window.reveal(start, end)
+        assert ahead != view.window and view.pictures.kept_as(ahead) is not None
+        calls.clear()
+        await pilot.press("right")
+        assert view.cursor[1] == event and window(view) == (ahead.t0, ahead.t1)
+        shown = [list(view.render_line(y)) for y in range(view.size.height)]
+        assert (ahead.t0, ahead.ns_per_cell) not in calls
+        view._redraw()
+        assert shown == [list(view.render_line(y)) for y in range(view.size.height)]
+
 
 def test_pictures_keep_the_latest_windows_and_know_them_within_a_thousandth_of_a_cell():
     from tui.model.timescale import Window

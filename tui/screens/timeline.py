@@ -63,6 +63,7 @@ class TimelineScreen(WorkspaceScreen):
     def __init__(self) -> None:
         super().__init__()
         self.view = TimelineView(id="timeline")  # kept: a DOM query per key costs more than the key
+        self.view.cursor_moved = self._cursor_moved
         self.panel = TracePanel(id="timeline-panel")
 
     def body(self) -> ComposeResult:
@@ -162,11 +163,10 @@ class TimelineScreen(WorkspaceScreen):
         self.view.paint_ahead()
 
     # -- the event under the cursor ---------------------------------------------------------------
-    def on_timeline_view_cursor_moved(self, message: TimelineView.CursorMoved) -> None:
-        message.stop()  # handled: the app need not see it (a message hop per key)
+    def _cursor_moved(self, track: int, event: int | None) -> None:
         self.panel.show_info(self._cursor_line())
-        if message.event is not None:
-            self._show_event(message.track, message.event, None, None)
+        if event is not None:
+            self._show_event(track, event, None, None)
         elif (row := self.view.current_row) is not None and row.kind == "instants":
             self._show_instants(row.index)
 

@@ -16,7 +16,7 @@ ahead (tui/widgets/still.py); moving the cursor repaints only the rows it leaves
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 from rich.segment import Segment
@@ -94,13 +94,6 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         Binding("escape", "clear_range", "Clear range", show=False),
     ]
 
-    class CursorMoved(Message):
-        """The cursor is on another event (`event` is None on a row without one)."""
-
-        def __init__(self, track: int, event: int | None):
-            super().__init__()
-            self.track, self.event = track, event
-
     class Chosen(Message):
         """Enter or a click on an event."""
 
@@ -143,6 +136,9 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         self._still = StillWatch()  # when to paint the next windows ahead
         self._held = HeldKey(self.set_timer)  # a zoom or pan key held down: the next window, between repeats
         self.label_width = LABEL_WIDTH
+        # Told (track index, event or None) when the cursor moves: called, not a message, so the
+        # event's details are in the same frame as the cursor (a message arrives after a frame).
+        self.cursor_moved: Callable[[int, int | None], None] = lambda track, event: None
         self._drag_from: float | None = None
         self._dragged = False
 
@@ -327,7 +323,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
             self.cursor_ns = sum(track.event_span(event)) / 2
         self._scroll_to_row(row)
         self._repaint_rows(old, row)
-        self.post_message(self.CursorMoved(target.index if target else -1, event))
+        self.cursor_moved(target.index if target else -1, event)
 
     def _scroll_to_row(self, row: int) -> None:
         top, height = int(self.scroll_offset.y), max(self.view_size.height - self.header_height, 1)
@@ -368,10 +364,21 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         if row is None or row.kind != "track" or not self._track(row).decoded:
             self.action_pan(direction * PAN_STEP / 2)
             return
+        target = self._next_event(direction)
+        if target is None:
+            return
+        event, start, end = target
+        self._move_cursor(self.cursor_row, event)
+        self.set_window(self.window.reveal(start, end))
+        self._held.pressed(("step", direction), lambda: self._paint_step_ahead(direction))
+
+    def _next_event(self, direction: int) -> tuple[int, int, int] | None:
+        """(event, start, end) of the event the cursor steps to on its track row."""
+        row = self._row(self.cursor_row)
         track = self._track(row)
         start, end, index = track.lane(row.lane)
         if not len(index):
-            return
+            return None
         if self.cursor_event is not None and int(track.depth[self.cursor_event]) == row.lane:
             lanes = track.lane_index()
             k = position(lanes, row.lane, int(track.start_ns[self.cursor_event]), self.cursor_event)
@@ -381,8 +388,22 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         else:
             k = int(np.searchsorted(end, self.cursor_ns, side="right")) - 1
         k = min(max(k, 0), len(index) - 1)
-        self._move_cursor(self.cursor_row, int(index[k]))
-        self.set_window(self.window.reveal(int(start[k]), int(end[k])))
+        return int(index[k]), int(start[k]), int(end[k])
+
+    def _paint_step_ahead(self, direction: int) -> None:
+        """The window the next step shows, painted with the cursor on the event it steps to."""
+        row = self._row(self.cursor_row)
+        if row is None or row.kind != "track" or not self._track(row).decoded:
+            return
+        target = self._next_event(direction)
+        if target is not None:
+            event, start, end = target
+            shown = self.cursor_event, self.cursor_ns
+            self.cursor_event, self.cursor_ns = event, (start + end) / 2
+            try:
+                self._paint_ahead(self.window.reveal(start, end))
+            finally:
+                self.cursor_event, self.cursor_ns = shown
 
     def action_row(self, direction: int) -> None:
         target = min(max(self.cursor_row + direction, 0), len(self.rows) - 1)
