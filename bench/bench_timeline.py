@@ -11,8 +11,8 @@ key (a view left still has the windows of the next zoom and pan keys painted ahe
 down (repeats 33 ms apart: the next window in the key's direction is painted after each frame,
 tui/widgets/still.py HeldKey), and W held down from fully zoomed out. Also the
 cursor keys: left/right between events (zoomed fully in, each step pans to the next event: a
-whole new picture, and the event's details below) and up/down between rows (two rows
-repainted). Each comparison runs `--repeats` times (other processes on the machine swing
+whole new picture, and the event's details below), right on (back to back, then held down) and
+up/down between rows (two rows repainted). Each comparison runs `--repeats` times (other processes on the machine swing
 single runs a lot); the median ratio is the figure. Needs `make_profile.py`'s run.
 
     python bench/bench_timeline.py [--rounds 10] [--repeats 3] [--size 200x50]
@@ -101,6 +101,8 @@ def main() -> None:
         ("  the same, held down", ["d"], zoomed_in(busy_row), repeat_s),
         ("timeline zoomed out, W held down", ["w"], show_timeline, repeat_s),
         ("timeline cursor, right/left", ["right", "left"], zoomed_in(busy_row), 0.0),
+        ("timeline cursor, right on", ["right"], zoomed_in(busy_row), 0.0),
+        ("  the same, held down", ["right"], zoomed_in(busy_row), repeat_s),
         ("timeline cursor, down/up", ["down", "up"], zoomed_in(busy_row), 0.0),
     ]
     medians = []
