@@ -51,6 +51,13 @@ def first_row_of(view, track_name: str) -> int:
     return next(i for i, row in enumerate(view.rows) if row.kind == "track" and view.trace.tracks[row.index].name == track_name)
 
 
+async def open_on_the_client_thread(pilot) -> TimelineView:
+    """The timeline with the cursor on the PjRt client thread's row (where the ops run)."""
+    view = await open_timeline(pilot)
+    await move_to_row(pilot, view, first_row_of(view, "tf_XLAPjRtCpuClient/5463703682951342780"))
+    return view
+
+
 async def move_to_row(pilot, view, target: int) -> None:
     while view.cursor_row < target:
         await pilot.press("down")
@@ -136,8 +143,7 @@ async def test_rows_kept_from_an_earlier_cursor_are_what_a_fresh_paint_draws():
     rows afresh for that cursor gives."""
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:
-        view = await open_timeline(pilot)
-        await move_to_row(pilot, view, first_row_of(view, "tf_XLAPjRtCpuClient/5463703682951342780"))
+        view = await open_on_the_client_thread(pilot)
         await pilot.press("right", "down", "right", "up", "down", "up")
         await pilot.pause()
         shown = screen_text(app)
@@ -172,8 +178,7 @@ async def test_windows_shown_before_or_painted_ahead_come_back_as_a_fresh_paint_
     monkeypatch.setattr(still, "AFTER_FRAME_S", 3600)  # and no key is taken as held down
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:
-        view = await open_timeline(pilot)
-        await move_to_row(pilot, view, first_row_of(view, "tf_XLAPjRtCpuClient/5463703682951342780"))
+        view = await open_on_the_client_thread(pilot)
         await pilot.press("w", "w", "right")
         await pilot.pause()
 
@@ -228,8 +233,7 @@ async def test_a_held_zoom_or_pan_key_has_its_next_window_painted_between_repeat
     monkeypatch.setattr(still, "TICK_S", 3600)  # no painting ahead for a view standing still
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:
-        view = await open_timeline(pilot)
-        await move_to_row(pilot, view, first_row_of(view, "tf_XLAPjRtCpuClient/5463703682951342780"))
+        view = await open_on_the_client_thread(pilot)
         await pilot.press("w", "w", "w")
 
         async def press(key: str):
