@@ -94,6 +94,7 @@ class GraphScreen(WorkspaceScreen):
         """The schedule list, mounted the first time it is shown."""
         if self._listing is None:
             self._listing = InstructionList(id="instructions")
+            self._listing.highlighted = self._listing_highlighted
             self._listing.display = False
             self.mount(self._listing, after=self.view)
         return self._listing
@@ -138,6 +139,8 @@ class GraphScreen(WorkspaceScreen):
 
     def centre(self, ins: HloInstruction, remember: bool = True) -> None:
         """Lay the graph out around `ins` (the expensive step: only when what is drawn changes)."""
+        if ins.computation.module is not self.workspace.hlo:
+            return  # a click or Enter on the graph of a module the selection has left since (o)
         if remember and self.focus_name and self.focus_name != ins.name:
             self.workspace.push_focus(self.focus_name)
         self._still.moved()
@@ -215,8 +218,9 @@ class GraphScreen(WorkspaceScreen):
     def on_graph_view_highlighted(self, event: GraphView.Highlighted) -> None:
         event.stop()  # handled: the app need not see it (a message hop per key)
         self._still.moved()
-        if event.node.instruction is not None:
-            self.app.select(instruction=event.node.instruction)
+        ins = event.node.instruction
+        if ins is not None and ins.computation.module is self.workspace.hlo:  # not a module left since (o)
+            self.app.select(instruction=ins)
 
     def on_graph_view_activated(self, event: GraphView.Activated) -> None:
         node = event.node
@@ -339,9 +343,8 @@ class GraphScreen(WorkspaceScreen):
             self._show_head()
         listing.select_instruction(ins)
 
-    def on_instruction_list_highlighted(self, event: InstructionList.Highlighted) -> None:
-        event.stop()
-        self.app.select(instruction=event.instruction)
+    def _listing_highlighted(self, instruction: HloInstruction) -> None:
+        self.app.select(instruction=instruction)
 
     def on_instruction_list_chosen(self, event: InstructionList.Chosen) -> None:
         self.app.select(instruction=event.instruction)
