@@ -82,6 +82,7 @@ class MemoryScreen(WorkspaceScreen):
         self._entry: ModuleEntry | None = None
         self.chart = MemoryChart(id="memory-chart", caption=True)
         self.table = BufferTable(id="memory-buffers")
+        self.table.highlighted = self._buffer_highlighted
         self.scopes = ScopeList(id="memory-scopes")
         self.trace_chart = MemoryChart(id="memory-trace")
         self.over_time: tuple[np.ndarray, list[tuple[str, np.ndarray]]] | None = None  # (times, series) when
@@ -352,11 +353,10 @@ class MemoryScreen(WorkspaceScreen):
             self._move(event.point)
 
     # -- buffers --------------------------------------------------------------------------
-    def on_buffer_table_highlighted(self, event: BufferTable.Highlighted) -> None:
-        event.stop()  # handled: the app need not see it (a message hop per key)
+    def _buffer_highlighted(self, row: int) -> None:
         p = self.profile
-        self._show_buffer(event.row)
-        value = p.values[event.row]
+        self._show_buffer(row)
+        value = p.values[row]
         self._choosing = True  # the screen shows this selection already (see show_selection)
         try:
             self.app.select(instruction=value.instruction, buffer=value.name, program_point=self.cursor)

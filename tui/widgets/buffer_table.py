@@ -7,13 +7,14 @@ cursor repaints only the lines whose buffer changed.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding
 from textual.events import Click
 from textual.geometry import Size
-from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -44,19 +45,15 @@ class BufferTable(LineCache, Viewport, Widget, can_focus=True, inherit_bindings=
         Binding("enter", "choose", "Select buffer", show=False),
     ]
 
-    class Highlighted(Message):
-        """The cursor is on another buffer (a value row of the profile)."""
-
-        def __init__(self, row: int):
-            super().__init__()
-            self.row = row
-
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
         self.profile: MemoryProfile | None = None
         self.rows = np.zeros(0, np.int64)
         self.cursor = 0
         self.sorted_by = "size"  # the column marked in the header: size, padding or live
+        # Told the buffer (a value row of the profile) the cursor is on: called, not a message, so
+        # what the screen shows for it is in the same frame as the cursor (a message comes a frame later).
+        self.highlighted: Callable[[int], None] = lambda row: None
 
     # -- data -----------------------------------------------------------------------------
     def set_profile(self, profile: MemoryProfile | None) -> None:
@@ -125,7 +122,7 @@ class BufferTable(LineCache, Viewport, Widget, can_focus=True, inherit_bindings=
 
     def action_choose(self) -> None:
         if self.current is not None:
-            self.post_message(self.Highlighted(self.current))
+            self.highlighted(self.current)
 
     def on_click(self, event: Click) -> None:
         index = event.y - 1 + self.top
@@ -139,7 +136,7 @@ class BufferTable(LineCache, Viewport, Widget, can_focus=True, inherit_bindings=
             self.repaint_rows(old)
             self.repaint_rows(index)
         if announce and self.current is not None:
-            self.post_message(self.Highlighted(self.current))
+            self.highlighted(self.current)
 
     def _scroll_to_cursor(self) -> bool:
         """Scroll so the cursor row shows; True if that repainted everything."""

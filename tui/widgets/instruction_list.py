@@ -7,6 +7,8 @@ repaints just the two rows it touches.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding
@@ -48,11 +50,6 @@ class InstructionList(LineCache, ScrollView, can_focus=True):
 
     cursor: reactive[int] = reactive(0, repaint=False)  # the watcher repaints just the rows it touches
 
-    class Highlighted(Message):
-        def __init__(self, instruction: HloInstruction):
-            super().__init__()
-            self.instruction = instruction
-
     class Chosen(Message):
         def __init__(self, instruction: HloInstruction):
             super().__init__()
@@ -63,6 +60,9 @@ class InstructionList(LineCache, ScrollView, can_focus=True):
         self._all: list[HloInstruction] = []
         self.rows: list[HloInstruction] = []
         self.filter_text = ""
+        # Told the instruction the cursor is on: called, not a message, so what the screen shows
+        # for it is in the same frame as the cursor (a message comes a frame later).
+        self.highlighted: Callable[[HloInstruction], None] = lambda instruction: None
         self._name_width = 24
         self._position: dict[int, int] = {}  # id(instruction) -> row, for the current rows
 
@@ -133,7 +133,7 @@ class InstructionList(LineCache, ScrollView, can_focus=True):
         if new < 0 or not self.rows:
             return
         self._repaint(old, new)
-        self.post_message(self.Highlighted(self.rows[new]))
+        self.highlighted(self.rows[new])
 
     def _repaint(self, old: int, new: int) -> None:
         """Scroll the cursor into view; repaint only its old and new rows when nothing scrolled."""
