@@ -295,8 +295,8 @@ async def test_o_shows_the_op_before_and_after_optimizations():
         left = screen.view.current  # a node of the graph about to be left
         await pilot.press("o")
         await started(pilot)
-        screen.on_graph_view_activated(GraphView.Activated(left))  # Enter on it, come late: ignored
-        screen.on_graph_view_highlighted(GraphView.Highlighted(left))
+        screen._node_activated(left)  # Enter on it, come late: ignored
+        screen._node_highlighted(left)
         assert ws.current.stage == "before optimizations" and ws.current.name == after.name
         found = selected(app)
         assert found.opcode == "scatter" and full_op_name(found, ws.hlo) == fused.op_name

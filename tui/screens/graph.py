@@ -24,7 +24,7 @@ from textual.widgets.option_list import Option
 
 from tui.model.categories import CATEGORIES
 from tui.model.errors import InputError
-from tui.model.graph_layout import GraphLayout, layout
+from tui.model.graph_layout import GraphLayout, Node, layout
 from tui.model.hlo import HloComputation, HloInstruction
 from tui.model.search import InstructionIndex
 from tui.model.stages import counterpart
@@ -81,7 +81,9 @@ class GraphScreen(WorkspaceScreen):
 
     def body(self) -> ComposeResult:
         yield GraphHead()
-        yield GraphView(id="graph")
+        view = GraphView(id="graph")
+        view.highlighted, view.activated = self._node_highlighted, self._node_activated
+        yield view
 
     @property
     def view(self) -> GraphView:
@@ -215,15 +217,13 @@ class GraphScreen(WorkspaceScreen):
         self.query_one(GraphHead).show(text)
 
     # -- graph events ---------------------------------------------------------
-    def on_graph_view_highlighted(self, event: GraphView.Highlighted) -> None:
-        event.stop()  # handled: the app need not see it (a message hop per key)
+    def _node_highlighted(self, node: Node) -> None:
         self._still.moved()
-        ins = event.node.instruction
+        ins = node.instruction
         if ins is not None and ins.computation.module is self.workspace.hlo:  # not a module left since (o)
             self.app.select(instruction=ins)
 
-    def on_graph_view_activated(self, event: GraphView.Activated) -> None:
-        node = event.node
+    def _node_activated(self, node: Node) -> None:
         if node.is_more:
             self.expanded.add(node.key)
             self.view.cursor = node.anchor

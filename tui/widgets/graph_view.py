@@ -8,13 +8,13 @@ a 40k-instruction one. Colours follow the op categories; the focus has a double 
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import Callable
 
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Region, Size
-from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -49,24 +49,14 @@ class GraphView(LineCache, Viewport, Widget, can_focus=True):
         Binding("enter", "activate", "Re-centre/expand/open"),
     ]
 
-    class Highlighted(Message):
-        """The cursor moved to another box (keys or mouse)."""
-
-        def __init__(self, node: Node):
-            super().__init__()
-            self.node = node
-
-    class Activated(Message):
-        """Enter (or a double click) on a box."""
-
-        def __init__(self, node: Node):
-            super().__init__()
-            self.node = node
-
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
         self.graph: GraphLayout | None = None
         self.cursor: str | None = None
+        # Told the box the cursor moved to, and the box Enter (or a double click) chose: calls,
+        # not messages, so the screen's answer is in the same frame (a message comes a frame later).
+        self.highlighted: Callable[[Node], None] = lambda node: None
+        self.activated: Callable[[Node], None] = lambda node: None
         self._rows: _Drawing | None = None  # the drawing, centred, styled, as wide as the view or wider
         self._rows_width = -1  # view width the rows were built for
         self._drawings: OrderedDict[int, tuple[GraphLayout, _Drawing]] = OrderedDict()  # recent and ahead, by id(layout)
@@ -152,11 +142,11 @@ class GraphView(LineCache, Viewport, Widget, can_focus=True):
             return
         key = self.graph.neighbour(self.cursor, direction)
         if key is not None and self.move_to(key):
-            self.post_message(self.Highlighted(self.current))
+            self.highlighted(self.current)
 
     def action_activate(self) -> None:
         if self.current is not None:
-            self.post_message(self.Activated(self.current))
+            self.activated(self.current)
 
     def on_click(self, event: events.Click) -> None:
         if self.graph is None:
@@ -165,9 +155,9 @@ class GraphView(LineCache, Viewport, Widget, can_focus=True):
         if node is None:
             return
         if self.move_to(node.key):
-            self.post_message(self.Highlighted(node))
+            self.highlighted(node)
         if event.chain >= 2:
-            self.post_message(self.Activated(node))
+            self.activated(node)
 
     def on_focus(self) -> None:
         self._marked.clear()
