@@ -64,7 +64,9 @@ class DetailsScreen(WorkspaceScreen):
         self._held = HeldKey(self.set_timer)  # j or k held down: the next page, laid out between repeats
 
     def body(self) -> ComposeResult:
-        yield DetailsView(id="details")
+        view = DetailsView(id="details")
+        view.followed = self._followed
+        yield view
 
     @property
     def view(self) -> DetailsView:
@@ -114,9 +116,9 @@ class DetailsScreen(WorkspaceScreen):
         if name is not None:
             self.app.select(instruction=name)
 
-    def on_details_view_followed(self, event: DetailsView.Followed) -> None:
+    def _followed(self, target) -> None:
         self.workspace.push_focus(self.instruction.name)
-        self.app.select(instruction=event.target)
+        self.app.select(instruction=target)
 
     # -- drawing --------------------------------------------------------------
     def _redraw(self) -> None:

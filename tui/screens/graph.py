@@ -97,6 +97,7 @@ class GraphScreen(WorkspaceScreen):
         if self._listing is None:
             self._listing = InstructionList(id="instructions")
             self._listing.highlighted = self._listing_highlighted
+            self._listing.chosen = self._listing_chosen
             self._listing.display = False
             self.mount(self._listing, after=self.view)
         return self._listing
@@ -346,8 +347,8 @@ class GraphScreen(WorkspaceScreen):
     def _listing_highlighted(self, instruction: HloInstruction) -> None:
         self.app.select(instruction=instruction)
 
-    def on_instruction_list_chosen(self, event: InstructionList.Chosen) -> None:
-        self.app.select(instruction=event.instruction)
+    def _listing_chosen(self, instruction: HloInstruction) -> None:
+        self.app.select(instruction=instruction)
         self.action_toggle_schedule()
 
     # -- prompts: find and filter ----------------------------------------------

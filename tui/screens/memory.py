@@ -81,6 +81,7 @@ class MemoryScreen(WorkspaceScreen):
         self._choosing = False  # a buffer chosen here is being broadcast
         self._entry: ModuleEntry | None = None
         self.chart = MemoryChart(id="memory-chart", caption=True)
+        self.chart.clicked = self._move  # the program order chart; the profile's is not clickable
         self.table = BufferTable(id="memory-buffers")
         self.table.highlighted = self._buffer_highlighted
         self.scopes = ScopeList(id="memory-scopes")
@@ -347,10 +348,6 @@ class MemoryScreen(WorkspaceScreen):
         ins = p.values[row].instruction if row is not None else p.instruction_at(self.cursor)
         if ins is not None:
             self.app.show("graph", instruction=ins, program_point=self.cursor)
-
-    def on_memory_chart_clicked(self, event: MemoryChart.Clicked) -> None:
-        if event.control is self.chart:
-            self._move(event.point)
 
     # -- buffers --------------------------------------------------------------------------
     def _buffer_highlighted(self, row: int) -> None:

@@ -64,7 +64,10 @@ class TimelineScreen(WorkspaceScreen):
         super().__init__()
         self.view = TimelineView(id="timeline")  # kept: a DOM query per key costs more than the key
         self.view.cursor_moved = self._cursor_moved
+        self.view.chosen = self._event_chosen
+        self.view.range_marked = self._range_marked
         self.panel = TracePanel(id="timeline-panel")
+        self.panel.name_chosen = self._name_chosen
 
     def body(self) -> ComposeResult:
         yield self.view
@@ -183,13 +186,13 @@ class TimelineScreen(WorkspaceScreen):
             details.append(("", f"and {len(shown) - INSTANTS_LISTED:,} more: zoom in (w) to list them", ITALIC))
         self.panel.show_details(details)
 
-    def on_timeline_view_chosen(self, message: TimelineView.Chosen) -> None:
-        chosen = (message.track, message.event)
+    def _event_chosen(self, track: int, event: int) -> None:
+        chosen = (track, event)
         if self._link is not None and self._link[:2] == chosen and self.app.selection.event == chosen:
             self._open_instruction()
             return
         self.panel.show_info(Text(" Reading the event's stats…", style="italic"))
-        self._read_event(message.track, message.event)
+        self._read_event(track, event)
 
     def _open_instruction(self) -> None:
         link = self._link[2]
@@ -399,12 +402,12 @@ class TimelineScreen(WorkspaceScreen):
         self.view.action_match(direction)
 
     # -- range aggregate and top ops ----------------------------------------------------------------
-    def on_timeline_view_range_marked(self, message: TimelineView.RangeMarked) -> None:
-        self.app.select(time_range=message.time_range)
-        if message.time_range is None:
+    def _range_marked(self, time_range: tuple[int, int] | None) -> None:
+        self.app.select(time_range=time_range)
+        if time_range is None:
             self._show_trace_facts()
             return
-        self._aggregate_range(*message.time_range)
+        self._aggregate_range(*time_range)
 
     @work(thread=True, exclusive=True, group="timeline-range")
     def _aggregate_range(self, t0: int, t1: int) -> None:
@@ -469,16 +472,16 @@ class TimelineScreen(WorkspaceScreen):
         self.panel.show_table(f" {name}: {self._ops_title(rows)}, {format_ns(sum(r.total_ns for r in rows), 6)} "
                               f"of {format_ns(total, 6)} (T: all categories)", rows, total, [profile.rates[k] for k in chosen])
 
-    def on_trace_panel_name_chosen(self, message: TracePanel.NameChosen) -> None:
+    def _name_chosen(self, name: str, program: str | None) -> None:
         """A name in a table: its events (an op's runs in its program) become the matches; the
         cursor goes to the next one in time. A category's name lists its ops."""
         if self._ops is not None and self.panel.rows is self._ops.categories:
-            self._show_category(message.name)
+            self._show_category(name)
             return
-        if message.program is not None:
-            self.view.set_matches(*occurrences(self.trace, None, message.name, program=message.program))
+        if program is not None:
+            self.view.set_matches(*occurrences(self.trace, None, name, program=program))
         else:
-            self.view.set_matches(*events_of_name(self.trace, message.name))
+            self.view.set_matches(*events_of_name(self.trace, name))
         self._searched = None
         self.view.focus()
         self.view.action_match(1)

@@ -20,7 +20,6 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
-from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -91,17 +90,15 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
         Binding("end", "edge(1)", "Bottom", show=False),
     ]
 
-    class Followed(Message):
-        def __init__(self, target: object):
-            super().__init__()
-            self.target = target
-
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
         self.styled = 0  # style generation: one more at each restyle
         self.page = Page([], 0, 0)
         self._styles: dict = {}  # a segment's style -> the style it is drawn in (see _line)
         self.link_at: int | None = None  # index into page.links
+        # Enter or a click on a link (its target): called, not a message, so the screen's answer
+        # is in the same frame (a message comes a frame later).
+        self.followed: Callable[[object], None] = lambda target: None
 
     def show(self, sections: list[Section] | Page) -> None:
         """A new page (its sections, or one prepared ahead): nothing more is laid out until a
@@ -214,7 +211,7 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
 
     def action_follow(self) -> None:
         if self.link_target is not None:
-            self.post_message(self.Followed(self.link_target))
+            self.followed(self.link_target)
 
     def action_page(self, direction: int) -> None:
         self._render_until(self.top + 2 * self.view_size.height)
@@ -233,7 +230,7 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
                 if old is not None:
                     self.repaint_rows(self.page.links[old][0])
                 self.repaint_rows(line)
-                self.post_message(self.Followed(target))
+                self.followed(target)
                 return
 
     # -- rendering ------------------------------------------------------------

@@ -13,7 +13,6 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding
 from textual.geometry import Size
-from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -50,19 +49,15 @@ class InstructionList(LineCache, ScrollView, can_focus=True):
 
     cursor: reactive[int] = reactive(0, repaint=False)  # the watcher repaints just the rows it touches
 
-    class Chosen(Message):
-        def __init__(self, instruction: HloInstruction):
-            super().__init__()
-            self.instruction = instruction
-
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
         self._all: list[HloInstruction] = []
         self.rows: list[HloInstruction] = []
         self.filter_text = ""
-        # Told the instruction the cursor is on: called, not a message, so what the screen shows
-        # for it is in the same frame as the cursor (a message comes a frame later).
+        # Told the instruction the cursor is on, and the one Enter or a click chose: called, not a
+        # message, so what the screen shows for it is in the same frame (a message comes a frame later).
         self.highlighted: Callable[[HloInstruction], None] = lambda instruction: None
+        self.chosen: Callable[[HloInstruction], None] = lambda instruction: None
         self._name_width = 24
         self._position: dict[int, int] = {}  # id(instruction) -> row, for the current rows
 
@@ -121,13 +116,13 @@ class InstructionList(LineCache, ScrollView, can_focus=True):
 
     def action_choose(self) -> None:
         if self.current is not None:
-            self.post_message(self.Chosen(self.current))
+            self.chosen(self.current)
 
     def on_click(self, event) -> None:
         row = event.y + self.scroll_offset.y
         if 0 <= row < len(self.rows):
             self.cursor = row
-            self.post_message(self.Chosen(self.rows[row]))
+            self.chosen(self.rows[row])
 
     def watch_cursor(self, old: int, new: int) -> None:
         if new < 0 or not self.rows:

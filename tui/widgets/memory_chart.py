@@ -19,7 +19,6 @@ from rich.style import Style
 from rich.text import Text
 from textual.events import Click
 from textual.geometry import Region
-from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -48,17 +47,6 @@ class MemoryChart(LineCache, Widget):
     MemoryChart { height: 10; }
     """
 
-    class Clicked(Message):
-        """The user clicked a column: `point` is the first axis point it covers."""
-
-        def __init__(self, chart: MemoryChart, point: int):
-            super().__init__()
-            self.chart, self.point = chart, point
-
-        @property
-        def control(self) -> MemoryChart:
-            return self.chart
-
     def __init__(self, *, id: str | None = None, tick: Callable[[int], str] = lambda t: f"#{t}", caption: bool = False):
         super().__init__(id=id)
         self.series: list[tuple[str, np.ndarray]] = []
@@ -66,6 +54,9 @@ class MemoryChart(LineCache, Widget):
         self.titles: list[Text] = []
         self.caption: list[Segment] | None = [] if caption else None  # a last line, when asked for
         self.note = ""  # shown instead of the chart when there are no series
+        # A click on a column (the first axis point it covers): called, not a message, so the
+        # screen's answer is in the same frame (a message comes a frame later).
+        self.clicked: Callable[[int], None] = lambda point: None
         self.cursor: int | None = None
         self.span: tuple[int, int] | None = None  # [start, end] drawn over the axis (a buffer's life)
         self.tick = tick
@@ -272,4 +263,4 @@ class MemoryChart(LineCache, Widget):
 
     def on_click(self, event: Click) -> None:
         if event.x >= GUTTER and self._points:
-            self.post_message(self.Clicked(self, self.point_at(event.x - GUTTER)))
+            self.clicked(self.point_at(event.x - GUTTER))

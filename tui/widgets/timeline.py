@@ -24,7 +24,6 @@ from rich.style import Style
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Region, Size
-from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -94,20 +93,6 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         Binding("escape", "clear_range", "Clear range", show=False),
     ]
 
-    class Chosen(Message):
-        """Enter or a click on an event."""
-
-        def __init__(self, track: int, event: int):
-            super().__init__()
-            self.track, self.event = track, event
-
-    class RangeMarked(Message):
-        """The marked time range changed (None: cleared)."""
-
-        def __init__(self, time_range: tuple[int, int] | None):
-            super().__init__()
-            self.time_range = time_range
-
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
         self.trace: Trace | None = None
@@ -136,9 +121,12 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         self._still = StillWatch()  # when to paint the next windows ahead
         self._held = HeldKey(self.set_timer)  # a zoom or pan key held down: the next window, between repeats
         self.label_width = LABEL_WIDTH
-        # Told (track index, event or None) when the cursor moves: called, not a message, so the
-        # event's details are in the same frame as the cursor (a message arrives after a frame).
+        # What the screen is told, called, not a message, so its answer is in the same frame (a
+        # message comes a frame later): the cursor moved (track index, event or None), Enter or
+        # a click chose an event, the marked time range changed (None: cleared).
         self.cursor_moved: Callable[[int, int | None], None] = lambda track, event: None
+        self.chosen: Callable[[int, int], None] = lambda track, event: None
+        self.range_marked: Callable[[tuple[int, int] | None], None] = lambda time_range: None
         self._drag_from: float | None = None
         self._dragged = False
 
@@ -434,7 +422,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         if row.kind == "group":
             self.action_collapse()
         elif row.kind == "track" and self.cursor_event is not None:
-            self.post_message(self.Chosen(row.index, self.cursor_event))
+            self.chosen(row.index, self.cursor_event)
 
     def action_collapse(self) -> None:
         row = self._row(self.cursor_row)
@@ -484,7 +472,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         self.marked = time_range
         self._repaint_ruler(always=True)
         as_ints = None if time_range is None else (int(time_range[0]), int(np.ceil(time_range[1])))
-        self.post_message(self.RangeMarked(as_ints))
+        self.range_marked(as_ints)
 
     def action_clear_range(self) -> None:
         if self.marked is not None:
@@ -602,7 +590,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         event_index = self._event_at(row, event.x - self.label_width) if t is not None else None
         self._move_cursor(index, event_index)
         if event_index is not None:
-            self.post_message(self.Chosen(row.index, event_index))
+            self.chosen(row.index, event_index)
 
     def _event_at(self, row: Row, column: int) -> int | None:
         """The event drawn in a cell (the dominant one when several share it)."""

@@ -8,12 +8,13 @@ thousands of names, and every widget on the screen adds to the cost of each keyp
 
 from __future__ import annotations
 
+from typing import Callable
+
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Region, Size
-from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -55,19 +56,15 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         Binding("s", "sort", "Sort by the next column", show=False),
     ]
 
-    class NameChosen(Message):
-        """Enter on a table row (an op's row may name its program)."""
-
-        def __init__(self, name: str, program: str | None = None):
-            super().__init__()
-            self.name, self.program = name, program
-
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
         self.info = Text()
         self.title = ""
         self.details: list[tuple[str, str, Style | None]] = []
         self.rows: list[NameStats] | None = None  # a table is shown when not None
+        # Enter on a table row (an op's row may name its program): called, not a message, so the
+        # screen's answer is in the same frame (a message comes a frame later).
+        self.name_chosen: Callable[[str, str | None], None] = lambda name, program: None
         self._program_width = 0  # of the table's program column: none unless its rows name several
         self.total: int | None = None  # with a table of ops: their total time (for a % column)
         self.rates: list[float | None] | None = None  # with a table of ops: each one's achieved FLOP/s
@@ -141,7 +138,7 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
     def action_choose(self) -> None:
         if self.rows:
             row = self.rows[self._order[self.cursor]]
-            self.post_message(self.NameChosen(row.name, row.program))
+            self.name_chosen(row.name, row.program)
 
     def action_sort(self) -> None:
         """Show the rows by the next column (count, self, mean, min, max, FLOP/s, then total
