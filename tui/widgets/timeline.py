@@ -347,9 +347,9 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
             self.set_window(Window.whole(self.trace.span, self.cells))
 
     def action_step(self, direction: int) -> None:
-        """The previous/next event on the cursor's row (from the cursor time if none yet)."""
-        row = self._row(self.cursor_row)
-        if row is None or row.kind != "track" or not self._track(row).decoded:
+        """The previous/next event on the cursor's row (from the cursor time if none yet); on a
+        row without events, a small pan."""
+        if not self._on_events():
             self.action_pan(direction * PAN_STEP / 2)
             return
         target = self._next_event(direction)
@@ -359,6 +359,11 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         self._move_cursor(self.cursor_row, event)
         self.set_window(self.window.reveal(start, end))
         self._held.pressed(("step", direction), lambda: self._paint_step_ahead(direction))
+
+    def _on_events(self) -> bool:
+        """Whether the cursor is on a row of a decoded track's events."""
+        row = self._row(self.cursor_row)
+        return row is not None and row.kind == "track" and self._track(row).decoded
 
     def _next_event(self, direction: int) -> tuple[int, int, int] | None:
         """(event, start, end) of the event the cursor steps to on its track row."""
@@ -380,10 +385,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
 
     def _paint_step_ahead(self, direction: int) -> None:
         """The window the next step shows, painted with the cursor on the event it steps to."""
-        row = self._row(self.cursor_row)
-        if row is None or row.kind != "track" or not self._track(row).decoded:
-            return
-        target = self._next_event(direction)
+        target = self._next_event(direction) if self._on_events() else None
         if target is not None:
             event, start, end = target
             shown = self.cursor_event, self.cursor_ns
@@ -771,14 +773,13 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
 
     def _kept_ruler(self) -> Strip:
         """The ruler for the marked range and zoom centre, painted once per window."""
-        centre = self.window.column(self._zoom_centre())
+        centre = self._ruler_centre = self.window.column(self._zoom_centre())
         rulers = self._picture.rulers
         ruler = rulers.get((self.marked, centre))
         if ruler is None:
             if len(rulers) > 64:
                 rulers.clear()
             ruler = rulers[self.marked, centre] = self._paint_ruler()
-        self._ruler_centre = centre
         return ruler
 
     def _paint_ruler(self) -> Strip:
@@ -794,7 +795,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         if self.marked is not None:
             a, b = (min(max(window.column(t), 0), cells) for t in self.marked)
             keys[a : max(b, a + 1)] = key(TEXT, MARK)
-        cursor = self._ruler_centre = window.column(self._zoom_centre())  # where W/S zoom about
+        cursor = self._ruler_centre  # where W/S zoom about (set by _kept_ruler)
         if 0 <= cursor < cells:
             chars[cursor] = "▼" if chars[cursor] == " " else chars[cursor]
             keys[cursor] = key(TEXT, CURSOR)
