@@ -16,9 +16,9 @@ KEYS = {
 }
 
 
-async def drive(path) -> dict[str, str]:
+async def drive(*paths) -> dict[str, str]:
     """Visit each screen, press its keys, and return what each screen showed at the end."""
-    app = XlaTuiApp(path)
+    app = XlaTuiApp(*paths)
     shown = {}
     async with app.run_test(size=(120, 36)) as pilot:
         await app.workers.wait_for_complete()
@@ -51,6 +51,13 @@ async def test_a_profile_alone():
 async def test_dumps(name):
     shown = await drive(FIXTURES / name)
     assert all("no HLO module" not in text for text in shown.values())
+
+
+async def test_a_gpu_dump_and_its_profile():
+    """JAX 0.11 on an H100: tuple elements printed inline, kernels inside a CUDA graph."""
+    shown = await drive(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
+    assert all("no HLO module" not in text and "No profile loaded" not in text for text in shown.values())
+    assert "XLA live-range file" in shown["3"]
 
 
 @pytest.mark.parametrize("relative", [

@@ -890,3 +890,33 @@ async def test_flows_in_a_pytorch_profiler_trace(corpus):
         assert kernel != launch and trace.tracks[kernel[0]].name.startswith("stream")
         args = trace.tracks[kernel[0]].event_args(kernel[1])
         assert args["correlation"] == trace.tracks[launch[0]].event_args(launch[1])["correlation"]
+
+
+async def test_a_cuda_graph_kernel_opens_the_fusion_it_ran_and_back():
+    """On the H100 fixture every kernel names the command buffer as its op: Enter on a run of a
+    kernel several fusions share (the third of them) selects the fusion XLA ran there, and `t` in
+    its details shows exactly that fusion's runs."""
+    from tui.model.links import find_instruction, kernel_ops, kernel_tracks
+
+    app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        (k,) = kernel_tracks(trace)
+        codes, ops = kernel_ops(trace.tracks[k])
+        i = next(i for i, code in enumerate(codes.tolist()) if ops[code].endswith("#2") and "fusion" in ops[code])
+        fusion = find_instruction(app.workspace.main.load(), ops[codes[i]])
+        assert fusion.name != trace.tracks[k].event_name(i).replace("_", ".")
+        view.show_event(k, i)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.selection.event == (k, i) and app.selection.instruction == fusion.name
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, DetailsScreen) and app.workspace.instruction is fusion
+        await pilot.press("t")
+        await settle(pilot)
+        assert isinstance(app.screen, TimelineScreen)
+        runs = list(zip(*(a.tolist() for a in occurrences(trace, None, fusion))))
+        assert len(runs) == 3 and (k, i) in runs
+        assert view.cursor in runs

@@ -6,6 +6,8 @@ the memory table and the timeline.
 
 from __future__ import annotations
 
+import re
+
 COLLECTIVES = frozenset({
     "all-reduce", "all-gather", "all-to-all", "reduce-scatter", "collective-permute", "collective-broadcast",
     "ragged-all-to-all", "send", "recv", "send-done", "recv-done",
@@ -81,10 +83,13 @@ def instruction_category(ins) -> str:
     return category(ins.opcode, ins.fusion_kind if ins.opcode == "fusion" else None)
 
 
+_KERNEL_NUMBER = re.compile(r"(?<=[a-z])_\d+$")
+
+
 def category_of_event_name(name: str) -> str:
     """Category of a profile event named after an HLO op (`fusion.3`, `all-reduce-start.1`, `dot`)."""
     base = name.lstrip("%").split(" ", 1)[0]
-    stem = base.split(".", 1)[0]
+    stem = _KERNEL_NUMBER.sub("", base.split(".", 1)[0])  # a GPU kernel's `input_reduce_fusion_5`
     if stem.endswith(("_fusion", "-fusion")) or stem == "fusion":
         return "fusion"
     for prefix in ("convolution", "dot", "cublas", "gemm", "matmul"):

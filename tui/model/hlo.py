@@ -544,19 +544,69 @@ def _parse_computation(lines, i, shape_cache, error):
 
     if not instructions:
         raise error(f"computation {comp_name!r} has no instructions", i)
-    for index, ins in enumerate(instructions):
-        ins.index = index
+    for ins in instructions:
         names = ins.operands
         if names:
             try:
                 ins.operands = [by_name[op] for op in names]
             except KeyError:
+                if any("#" in op for op in names):
+                    instructions = _with_tuple_elements(instructions, by_name, shape_cache, error)
+                    break
                 missing = next(op for op in names if op not in by_name)
                 raise error(f"undefined operand {missing!r}", ins.line_number - 1, ins._line.find(missing)) from None
+    for index, ins in enumerate(instructions):
+        ins.index = index
     comp = HloComputation(comp_name, instructions, root or instructions[-1], is_entry, signature, header_index + 1, by_name)
     for ins in instructions:
         ins.computation = comp
     return comp, i + 1
+
+
+def _with_tuple_elements(instructions, by_name, shape_cache, error):
+    """Resolve every operand, making the get-tuple-elements that newer XLA prints inline.
+
+    Since JAX 0.11, XLA writes a tuple element as the operand `%name#2` instead of printing a
+    get-tuple-element line. Its parser turns each such operand back into a get-tuple-element
+    placed just before its first user; so does this one, named as printed (`name#2`, nested
+    `name#2#0`), so search, graph, cost and live ranges see the same instructions as in older dumps.
+    """
+    resolved = []
+    for ins in instructions:
+        operands = []
+        for name in ins.operands:
+            if isinstance(name, HloInstruction):
+                operands.append(name)
+                continue
+            if name not in by_name:
+                _make_tuple_element(name, ins, by_name, resolved, shape_cache, error)
+            operands.append(by_name[name])
+        ins.operands = operands
+        resolved.append(ins)
+    return resolved
+
+
+def _make_tuple_element(name, user, by_name, resolved, shape_cache, error, written=None):
+    """Define `tuple#i` (and `tuple#i#j`, ...) as get-tuple-elements in `resolved`, before `user`."""
+    written = written or name
+    where, column = user.line_number - 1, user._line.find(written)
+    base, hash_, index_text = name.rpartition("#")
+    if not hash_ or not index_text.isdigit() or not base:
+        raise error(f"undefined operand {written!r}", where, column)
+    if base not in by_name:
+        _make_tuple_element(base, user, by_name, resolved, shape_cache, error, written)
+    tuple_ins = by_name[base]
+    index = int(index_text)
+    elements = tuple_ins.shape.tuple_shapes
+    if elements is None or index >= len(elements):
+        raise error(f"operand {written!r}: {base!r} has no tuple element {index} (its shape is {tuple_ins.shape.text})",
+                    where, column)
+    shape = shape_cache.setdefault(elements[index].text, elements[index])
+    line = f"  %{name} = {shape.text} get-tuple-element(%{base}), index={index}"
+    element = HloInstruction(name, "get-tuple-element", shape, [tuple_ins], line, line.index(")") + 1, None,
+                             user.line_number)
+    by_name[name] = element
+    resolved.append(element)
 
 
 def _shape(text, cache, error, line_index, column):

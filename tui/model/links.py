@@ -17,12 +17,19 @@ GPU kernels are named after the kernel, not the op (`Cijk_Ailk_…` runs `custom
 `loop_convert_fusion.kd` runs `loop_convert_fusion`): on a GPU's stream tracks the op is the
 `hlo_op` stat and the module the `hlo_module` stat, read for all of a track's events at once.
 A profile with such kernels counts an op's time there alone: the host events named after ops
-are its launches, not its runs.
+are its launches, not its runs. Kernels that ran inside a CUDA graph all name the command
+buffer that launched it (`command_buffer_1`); XLA names such a kernel after its fusion, as a C
+identifier (`gemm_fusion_dot_9` runs `gemm_fusion_dot.9`), so that name is their op. Fusions
+with the same body share one kernel (they have the same `deduplicated_name` in their metadata);
+it is named after the first of them that runs it, and the graph's nodes of a shared kernel, in
+order, are that fusion and the next ones of its kind in program order (`input_reduce_fusion_1#2`:
+the second after `input_reduce_fusion.1`).
 """
 
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -39,6 +46,9 @@ OPS_TRACK = "XLA Ops"
 HLO_OP, HLO_MODULE = "hlo_op", "hlo_module"
 CORRELATION_KEYS = ("correlation_id", "correlation")  # an xplane's GPU stats; a PyTorch profiler trace's args
 _PROGRAM_ID = re.compile(r"\(\d+\)$")
+GRAPH_NODE = "cuda_graph_node_id"
+COMMAND_BUFFER = "command_buffer"  # XLA's name for a CUDA graph of thunks (`command_buffer_1`)
+_NOT_IN_C_NAMES = re.compile(r"[^A-Za-z0-9_]")
 
 
 @dataclass(frozen=True)
@@ -107,7 +117,7 @@ class TraceLinks:
                 if kernels:
                     if t not in kernels:
                         continue
-                    hits = kernel_events(track, self.module.name, ins.name)
+                    hits = kernel_events(track, self.module.name, ins)
                 elif name_id is not None:
                     order, ids = self._sorted(t)
                     hits = np.sort(order[np.searchsorted(ids, name_id, "left") : np.searchsorted(ids, name_id, "right")])
@@ -202,15 +212,81 @@ def instruction_for_event(ws: Workspace, track: Track, i: int) -> tuple[str, str
     args = track.event_args(i)
     op = str(args.get("hlo_op") or track.event_name(i))
     module = args.get("hlo_module") or _enclosing_module(ws.trace, track, i)
+    if op.startswith(COMMAND_BUFFER):
+        codes, ops = kernel_ops(track)
+        op = ops[codes[i]]
     for entry in _entries(ws, module):
-        if entry.load().instruction(op) is not None:
-            return entry.label, op
+        ins = find_instruction(entry.load(), op)
+        if ins is not None:
+            return entry.label, ins.name
     return None
 
 
-def occurrences(trace: Trace, module: str | None, instruction: str, program: str | None = None
+def find_instruction(module: HloModule, op: str) -> HloInstruction | None:
+    """The instruction an op names: by name, or by its kernel's name (see kernel_ops)."""
+    ins = module.instruction(op)
+    if ins is None and "_" in op:
+        kernel, _, node = op.partition("#")
+        own, groups = _kernels(module)
+        ins = own.get(kernel)
+        if ins is not None and node:
+            group = groups[_group(ins)]
+            k = group.index(ins) + int(node) if node.isdigit() else len(group)
+            ins = group[k] if k < len(group) else None
+    return ins
+
+
+def op_keys(ins: HloInstruction) -> frozenset[str]:
+    """The ops (kernel_ops) that are runs of `ins`: its name, its kernel's, and its place among
+    the fusions that share a kernel (named after the first of them that runs it)."""
+    _, groups = _kernels(ins.computation.module)
+    group = groups[_group(ins)]
+    place = group.index(ins)
+    shared = (f"{kernel_name(first.name)}#{place - k}" for k, first in enumerate(group[: place + 1]))
+    return frozenset([ins.name, kernel_name(ins.name), *shared])
+
+
+def instruction_or_name(ws: Workspace, program: str | None, name: str) -> HloInstruction | str:
+    """An op table row's instruction, in its program's module, or just its name if none has it."""
+    for entry in _entries(ws, module_name(program) if program else None):
+        ins = entry.load().instruction(name)
+        if ins is not None:
+            return ins
+    return name
+
+
+def kernel_name(instruction: str) -> str:
+    """The name XLA gives a GPU kernel that runs `instruction` (a C identifier)."""
+    return _NOT_IN_C_NAMES.sub("_", instruction)
+
+
+def _group(ins: HloInstruction) -> str:
+    """Fusions XLA compiled to one kernel share a `deduplicated_name`."""
+    shared = ins.metadata.get("deduplicated_name") if "deduplicated_name=" in ins.attr_text else None
+    return shared or ins.name
+
+
+def _kernels(module: HloModule) -> tuple[dict[str, HloInstruction], dict[str, list[HloInstruction]]]:
+    """Kernel name -> the instruction it is named after; deduplicated name -> the instructions
+    sharing that kernel, in program order."""
+    found = _by_kernel.get(module)
+    if found is None:
+        own: dict[str, HloInstruction] = {}
+        groups: dict[str, list[HloInstruction]] = {}
+        for ins in module.instructions():
+            own[kernel_name(ins.name)] = ins
+            groups.setdefault(_group(ins), []).append(ins)
+        found = _by_kernel[module] = (own, groups)
+    return found
+
+
+_by_kernel: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def occurrences(trace: Trace, module: str | None, instruction: HloInstruction | str, program: str | None = None
                 ) -> tuple[np.ndarray, np.ndarray]:
-    """(track index, event index) of each event that ran `instruction`, in time order.
+    """(track index, event index) of each event that ran `instruction` (or an op of that name),
+    in time order.
 
     On a GPU, its kernels by their `hlo_op` / `hlo_module` stats. Otherwise matched by event
     name: where the profile has `XLA Modules` tracks, events must also lie inside a run of
@@ -227,6 +303,8 @@ def occurrences(trace: Trace, module: str | None, instruction: str, program: str
         starts = np.concatenate([trace.tracks[k].start_ns[h] for k, h in zip(kernels, hits)])
         order = np.argsort(starts, kind="stable")
         return tracks[order], found[order]
+    if isinstance(instruction, HloInstruction):
+        instruction = instruction.name
     tracks, found = trace.events_named(np.array([name == instruction for name in trace.names], bool))
     if module is None or not any(t.name == MODULES_TRACK for t in trace.tracks):
         return tracks, found
@@ -307,26 +385,55 @@ def kernel_tracks(trace: Trace) -> list[int]:
             and bool(track.stat_codes(HLO_OP)[1])]  # any value at all
 
 
+def kernel_ops(track: Track) -> tuple[np.ndarray, list[str]]:
+    """The op each event of a kernel track ran, as `Track.stat_codes` gives a stat: its `hlo_op`,
+    or, for a kernel inside a CUDA graph (`hlo_op` names the command buffer), its own name, with
+    `#k` for the k-th of its graph nodes where it has several (a kernel shared by fusions)."""
+    found = _kernel_ops.get(track)
+    if found is None:
+        codes, ops = track.stat_codes(HLO_OP)
+        graphs = [code for code, op in enumerate(ops) if op.startswith(COMMAND_BUFFER)]
+        if graphs:
+            codes, ops = codes.copy(), list(ops)
+            node_codes, nodes = track.stat_codes(GRAPH_NODE)
+            numbers = np.array([int(n) for n in nodes] + [-1], np.int64)[node_codes]  # code -1: no node
+            inside = np.flatnonzero(np.isin(codes, graphs))
+            for name_id in np.unique(track.name_id[inside]).tolist():
+                runs = inside[track.name_id[inside] == name_id]
+                distinct, node = np.unique(numbers[runs], return_inverse=True)
+                kernel = track.names[name_id]
+                names = [kernel] if len(distinct) == 1 else [f"{kernel}#{k}" for k in range(len(distinct))]
+                codes[runs] = len(ops) + node.ravel()
+                ops += names
+        found = _kernel_ops[track] = (codes, ops)
+    return found
+
+
+_kernel_ops: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def kernel_op_names(trace: Trace) -> dict[str, str]:
     """GPU kernel name -> the op its first run names in `hlo_op` (to colour kernels by their op)."""
     found: dict[str, str] = {}
     for k in kernel_tracks(trace):
         track = trace.tracks[k]
-        codes, ops = track.stat_codes(HLO_OP)
+        codes, ops = kernel_ops(track)
         ran = np.flatnonzero(codes >= 0)
         name_ids, first = np.unique(track.name_id[ran], return_index=True)
         for name_id, i in zip(name_ids.tolist(), first.tolist()):
-            found.setdefault(trace.names[name_id], ops[codes[ran[i]]])
+            found.setdefault(trace.names[name_id], ops[codes[ran[i]]].split("#")[0])
     return found
 
 
-def kernel_events(track: Track, module: str | None, instruction: str) -> np.ndarray:
-    """Events (ascending) of a kernel track that ran `instruction`, of `module` where the event
-    names its module."""
-    codes, ops = track.stat_codes(HLO_OP)
-    if instruction not in ops:
+def kernel_events(track: Track, module: str | None, instruction: HloInstruction | str) -> np.ndarray:
+    """Events (ascending) of a kernel track that ran `instruction` (or the op of that name), of
+    `module` where the event names its module."""
+    codes, ops = kernel_ops(track)
+    keys = op_keys(instruction) if isinstance(instruction, HloInstruction) else {instruction}
+    wanted = [k for k, op in enumerate(ops) if op in keys]
+    if not wanted:
         return np.zeros(0, np.intp)
-    hits = np.flatnonzero(codes == ops.index(instruction))
+    hits = np.flatnonzero(np.isin(codes, wanted))
     if module is not None:
         module_codes, modules = track.stat_codes(HLO_MODULE)
         # code -1 (no module stat) is kept only on a track where no kernel names its module
@@ -361,7 +468,7 @@ def top_ops(ws: Workspace) -> list[NameStats]:
     kernels = kernel_tracks(trace)
     for k in kernels:
         track = trace.tracks[k]
-        codes, ops = track.stat_codes(HLO_OP)
+        codes, ops = kernel_ops(track)
         program_codes, programs = track.stat_codes(HLO_MODULE)
         ran = np.flatnonzero(codes >= 0)
         table.add(track, ran, ops, codes[ran], programs, program_codes[ran])
@@ -386,9 +493,11 @@ class OpProfile(NamedTuple):
 
 
 def op_profile(ws: Workspace) -> OpProfile:
-    """Top ops, their FLOP/s and their categories, each op's instruction looked up once."""
+    """Top ops, their FLOP/s and their categories, each op's instruction looked up once. A GPU
+    kernel's row is named after the instruction it ran, where a module has it."""
     ops = top_ops(ws)
     instructions = op_instructions(ws, ops)
+    ops = [row if ins is None else row._replace(name=ins.name) for row, ins in zip(ops, instructions)]
     categories, category_of = op_categories(ops, instructions)
     return OpProfile(ops, op_flop_rates(ops, instructions), category_of, categories)
 
@@ -402,7 +511,7 @@ def op_instructions(ws: Workspace, rows: list[NameStats]) -> list[HloInstruction
         program = module_name(row.program) if row.program else None
         if program not in found:
             found[program] = [entry.load() for entry in _entries(ws, program)]
-        hits = (module.instruction(row.name) for module in found[program])
+        hits = (find_instruction(module, row.name) for module in found[program])
         out.append(next((ins for ins in hits if ins is not None), None))
     return out
 

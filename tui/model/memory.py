@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -369,7 +370,7 @@ def _build(entry: ModuleEntry) -> MemoryProfile:
     if report is None and assignment is not None and assignment.live_range is not None:
         report, source = assignment.live_range, SOURCE_BUFFER_ASSIGNMENT
     if report is not None:
-        ranges = _ranges_from_report(module, report)
+        ranges = _ranges_from_report(module, report, entry.live_range_path or entry.buffer_assignment_path)
         if ranges is not None:
             return MemoryProfile(module, ranges, source, report, assignment)
     if not module.is_scheduled:
@@ -385,11 +386,16 @@ def _try(parse, path: os.PathLike):
         return None
 
 
-def _ranges_from_report(module: HloModule, report) -> LiveRanges | None:
-    """XLA's printed ranges on this module's instructions; None if the file names other instructions."""
+def _ranges_from_report(module: HloModule, report, path: os.PathLike | None) -> LiveRanges | None:
+    """XLA's printed ranges on this module's instructions; None if the file names other instructions.
+
+    Get-tuple-elements that the text printed inline (`%t#2`) are named in the file by their
+    real names (`get-tuple-element.24`): they are found through XLA's values file beside it."""
     sequence = [module.instruction(name) for name in report.sequence]
     if any(ins is None for ins in sequence):
-        return None
+        _find_elided_tuple_elements(module, report.sequence, sequence, path)
+        if any(ins is None for ins in sequence):
+            return None
     values = []
     for name, (start, end) in report.buffers.items():
         base, _, index_text = name.rpartition("{")
@@ -399,6 +405,61 @@ def _ranges_from_report(module: HloModule, report) -> LiveRanges | None:
             return None
         values.append(LiveValue(ins, index, start, end))
     return LiveRanges(sequence, values)
+
+
+def _find_elided_tuple_elements(module: HloModule, names: list[str], sequence: list, path) -> None:
+    """Fill the unknown points of `sequence` with the `t#i` get-tuple-elements they are, where
+    XLA's `-buffer-assignment-values.txt` beside `path` says which tuple element each one reads."""
+    from tui.model.xla_memory_files import parse_value_positions
+
+    values_path = _values_file(path)
+    if values_path is None or not any("#" in ins.name for ins in module.instructions()):
+        return
+    try:
+        values = parse_value_positions(values_path)
+    except InputError:
+        return
+    unknown = {name for name, ins in zip(names, sequence) if ins is None}
+    candidates: dict[str, list[HloInstruction]] = {}
+    for positions in values:
+        known = [(name, index) for name, index in positions if name not in unknown]
+        for name, index in positions:
+            if name not in unknown:
+                continue
+            for tuple_name, tuple_index in known:
+                depth = len(tuple_index) - len(index)
+                if depth > 0 and tuple_index[depth:] == index:
+                    path_text = "".join(f"#{i}" for i in tuple_index[:depth])
+                    element = module.instruction(tuple_name + path_text)
+                    if element is not None and element not in candidates.setdefault(name, []):
+                        candidates[name].append(element)
+    for t, name in enumerate(names):
+        found = candidates.get(name) if sequence[t] is None else None
+        if found:
+            sequence[t] = _in_neighbours_computation(found, sequence, t)
+
+
+def _values_file(path) -> Path | None:
+    if path is None:
+        return None
+    path = Path(path)
+    for suffix in ("-live-range.txt", "-buffer-assignment.txt"):
+        if path.name.endswith(suffix):
+            values = path.with_name(path.name[: -len(suffix)] + "-buffer-assignment-values.txt")
+            return values if values.is_file() else None
+    return None
+
+
+def _in_neighbours_computation(found: list[HloInstruction], sequence: list, t: int) -> HloInstruction:
+    """Of the get-tuple-elements a name may be (one value read at several tuples), the one in the
+    computation of the instructions scheduled next to point `t`."""
+    if len(found) > 1:
+        near = [ins for ins in (sequence[t - 1] if t else None, sequence[t + 1] if t + 1 < len(sequence) else None)
+                if ins is not None]
+        for ins in found:
+            if any(ins.computation is other.computation for other in near):
+                return ins
+    return found[0]
 
 
 # -- the peak, for --summary ------------------------------------------------------------------

@@ -172,7 +172,7 @@ def _device(name: str, stats: dict) -> Device:
         hbm = stats["memory_bandwidth"] / 1e9
     return Device(
         name,
-        stats.get("device_type_string") or stats.get("device_vendor"),
+        stats.get("device_type_string") or stats.get("gpu_device_name") or stats.get("device_vendor"),
         stats.get("peak_teraflops_per_second"),
         hbm,
         stats,

@@ -226,6 +226,29 @@ def parse_buffer_assignment(text_or_path: str | os.PathLike) -> BufferAssignment
     return report
 
 
+def parse_value_positions(text_or_path: str | os.PathLike) -> list[list[tuple[str, tuple[int, ...]]]]:
+    """Each value's positions from a `-buffer-assignment-values.txt` file: (instruction, shape index).
+
+    Newer XLA prints no get-tuple-element lines in the module text (an operand reads `%t#2`), yet
+    names them in the live ranges; a value's positions tie such a name to the tuple it reads
+    (`get-tuple-element.24` beside `arg_tuple.1 {4}`)."""
+    text, path = _read(text_or_path)
+    values: list[list[tuple[str, tuple[int, ...]]]] = []
+    positions = None
+    for line in text.split("\n"):
+        if line.startswith("<"):
+            positions = None
+        elif line == " positions:":
+            positions = []
+            values.append(positions)
+        elif positions is not None and line.startswith("  "):
+            name, _, index = line[2:].partition(" ")
+            positions.append((name, tuple(int(i) for i in index.strip("{}").split(",") if i)))
+        else:
+            positions = None
+    return values
+
+
 def _read(text_or_path: str | os.PathLike) -> tuple[str, str | None]:
     path = None if isinstance(text_or_path, str) else os.fspath(text_or_path)
     try:

@@ -19,8 +19,8 @@ from textual.widgets import Input
 
 from tui.model.errors import InputError
 from tui.model.cost import op_cost
-from tui.model.links import (correlated, events_of_name, instruction_for_event, kernel_op_names,
-                             OpProfile, occurrences, op_names, op_profile)
+from tui.model.links import (correlated, events_of_name, instruction_for_event, instruction_or_name,
+                             kernel_op_names, OpProfile, occurrences, op_names, op_profile)
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats, Trace, TraceLanes, return_freed_memory
@@ -152,7 +152,7 @@ class TimelineScreen(WorkspaceScreen):
         occurrences become the search matches."""
         ws = self.workspace
         module = ws.current.name if ws.current is not None else None
-        tracks, found = occurrences(self.trace, module, instruction)
+        tracks, found = occurrences(self.trace, module, instruction_or_name(ws, module, instruction))
         self.view.set_matches(tracks, found)
         self._searched = None
         if event is None and not len(found):
@@ -479,7 +479,8 @@ class TimelineScreen(WorkspaceScreen):
             self._show_category(name)
             return
         if program is not None:
-            self.view.set_matches(*occurrences(self.trace, None, name, program=program))
+            op = instruction_or_name(self.workspace, program, name)
+            self.view.set_matches(*occurrences(self.trace, None, op, program=program))
         else:
             self.view.set_matches(*events_of_name(self.trace, name))
         self._searched = None

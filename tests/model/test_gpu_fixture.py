@@ -1,0 +1,137 @@
+"""A real GPU dump and profile of one program: the transformer's train step, 3 steps on an H100
+with JAX 0.11 (tests/fixtures/gpu, made by `make_fixtures.py --gpu`).
+
+Newer XLA prints no get-tuple-element lines (an operand reads `%t#2`) and runs the whole step
+as one CUDA graph, whose kernels all name the command buffer as their op. XLA's own files in the
+dump are the oracles: its `.hlo.pb` of the same module (with the real get-tuple-elements), its
+live-range file, and its thunk metadata (which thunk runs which instruction).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import numpy as np
+import pytest
+from conftest import FIXTURES
+
+from tui.model.hlo import HloParseError, parse_hlo
+from tui.model.hlo_proto import hlo_text_from_proto
+from tui.model.inputs import load_workspace
+from tui.model.links import (TraceLinks, find_instruction, kernel_ops, kernel_tracks, op_keys, op_profile)
+from tui.model.live_ranges import compute_live_ranges
+from tui.model.memory import MemoryProfile, memory_profile
+from tui.model.roofline import chip_for
+from tui.model.xla_memory_files import parse_live_range
+
+GPU = FIXTURES / "gpu"
+
+
+@pytest.fixture(scope="module")
+def workspace():
+    return load_workspace([GPU / "gpu.xplane.pb", GPU])
+
+
+def _file(suffix: str):
+    (path,) = GPU.glob(f"*{suffix}")
+    return path
+
+
+def _tuple_elements_as_references(module) -> dict[str, list[tuple]]:
+    """Per computation, each instruction but get-tuple-elements as (name, opcode, shape, operands),
+    an operand that is a get-tuple-element written `tuple#i` whatever it is named."""
+
+    def ref(ins) -> str:
+        if ins.opcode == "get-tuple-element":
+            return f"{ref(ins.operands[0])}#{ins.attr('index')}"
+        return ins.name
+
+    return {c.name: sorted((i.name, i.opcode, i.shape.text, tuple(ref(o) for o in i.operands))
+                           for i in c.instructions if i.opcode != "get-tuple-element")
+            for c in module.computations}
+
+
+def test_inline_tuple_elements_are_the_get_tuple_elements_xla_has(workspace):
+    text = _file("gpu_after_optimizations.txt").read_text()
+    assert re.search(r"%[\w.]+#\d", text) and " get-tuple-element(" not in text
+    ours = parse_hlo(text)
+    xla = parse_hlo(hlo_text_from_proto(_file("gpu_after_optimizations.hlo.pb")))  # XLA's module, printed by jaxlib
+    assert _tuple_elements_as_references(ours) == _tuple_elements_as_references(xla)
+    assert ours.instruction_count == xla.instruction_count
+    made = [i for i in ours.instructions() if "#" in i.name]
+    assert made and all(i.opcode == "get-tuple-element" for i in made)
+    for ins in made:  # each stands just before its first user, with its tuple element's shape
+        tuple_ins, index = ins.operands[0], int(ins.attr("index"))
+        assert ins.shape.text == tuple_ins.shape.tuple_shapes[index].text
+        between = ins.computation.instructions[ins.index + 1 : min(user.index for user in ins.users)]
+        assert all("#" in other.name for other in between)
+
+
+def test_nested_and_wrong_inline_tuple_elements():
+    module = parse_hlo("""HloModule m
+ENTRY e {
+  p = ((f32[2], s32[]), f32[3]) parameter(0)
+  ROOT n = f32[2] negate(p#0#0)
+}""")
+    nested = module.instruction("p#0#0")
+    assert nested.operands[0] is module.instruction("p#0") and nested.shape.text == "f32[2]"
+    assert [i.name for i in module.entry.instructions] == ["p", "p#0", "p#0#0", "n"]
+    for operand, problem in (("p#2", "no tuple element 2"), ("n2#0", "undefined operand 'n2#0'")):
+        with pytest.raises(HloParseError, match=problem) as info:
+            parse_hlo(f"HloModule m\nENTRY e {{\n  p = (f32[2], f32[3]) parameter(0)\n"
+                      f"  ROOT n = f32[2] negate({operand})\n}}")
+        assert info.value.line == 4
+
+
+def test_live_ranges_name_the_elided_get_tuple_elements(workspace):
+    entry = workspace.main
+    profile = memory_profile(entry)
+    assert profile.source == "XLA live-range file"
+    report = parse_live_range(entry.live_range_path)
+    unnamed = [(name, ins) for name, ins in zip(report.sequence, profile.sequence) if name != ins.name]
+    assert unnamed and all(name.startswith("get-tuple-element") and "#" in ins.name for name, ins in unnamed)
+    computed = MemoryProfile(entry.load(), compute_live_ranges(entry.load()), "computed")
+    assert computed.peak_bytes == profile.peak_bytes == report.peak_bytes
+
+
+def test_graph_kernels_are_the_instructions_xla_ran(workspace):
+    """Every kernel of the CUDA graph is matched to the instruction XLA's thunk metadata names
+    for its graph node (node k is the command buffer's thunk k+1), the memcpy copies aside."""
+    thunks = {int(number): name for name, number in re.findall(
+        r'profile_annotation: "([^"]*)"\s*thunk_id: (\d+)', _file("thunk_metadata.txt").read_text())}
+    module = workspace.main.load()
+    (k,) = kernel_tracks(workspace.trace)
+    track = workspace.trace.tracks[k]
+    codes, ops = kernel_ops(track)
+    node_codes, nodes = track.stat_codes("cuda_graph_node_id")
+    matched, copies = Counter(), 0
+    for i in range(track.count):
+        truth = thunks[(int(nodes[node_codes[i]]) & 0xFFFFFFFF) + 1]
+        ins = find_instruction(module, ops[codes[i]])
+        if ins is None:
+            assert track.event_name(i).startswith("memcpy") and truth.startswith("copy")
+            copies += 1
+            continue
+        assert ins.name == truth and ops[codes[i]] in op_keys(ins)
+        matched[ins.name] += 1
+    assert copies < track.count // 10 and set(matched.values()) == {3}  # each ran once a step
+
+
+def test_a_fusion_sharing_its_kernel_counts_its_own_runs(workspace):
+    module = workspace.main.load()
+    shared = [i for i in module.entry.instructions
+              if i.opcode == "fusion" and i.metadata.get("deduplicated_name") not in (None, i.name)]
+    assert len(shared) > 10
+    links = TraceLinks(workspace.trace, module)
+    runs = [links.occurrences(ins).count for ins in shared]
+    assert runs.count(3) == len(runs)
+
+
+def test_op_table_and_roofline_on_the_h100(workspace):
+    profile = op_profile(workspace)
+    named = [row.name for row in profile.ops if workspace.main.load().instruction(row.name) is not None]
+    assert len(named) > 0.9 * len(profile.ops)
+    assert np.nansum([r for r in profile.rates if r is not None]) > 0
+    (device,) = workspace.trace.devices.values()
+    assert chip_for(f"{device.device_type} {device.name}").name == "NVIDIA H100 SXM"
