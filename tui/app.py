@@ -122,7 +122,7 @@ class XlaTuiApp(App):
     def on_unmount(self) -> None:
         if self._freezing:
             gc.unfreeze()
-            self._freezing = None
+        self._freezing = False  # a screen's load that finishes while the app closes freezes nothing
 
     # -- actions --------------------------------------------------------------
     def action_help(self) -> None:

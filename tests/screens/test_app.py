@@ -17,6 +17,7 @@ from tui.screens.timeline import TimelineScreen
 
 
 async def test_loads_in_a_worker_and_digits_switch_screens():
+    frozen_before = gc.get_freeze_count()  # some JAX versions freeze objects of their own on import
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=(120, 36)) as pilot:
         await app.workers.wait_for_complete()
@@ -30,7 +31,7 @@ async def test_loads_in_a_worker_and_digits_switch_screens():
             await pilot.pause()
             assert isinstance(app.screen, screen), key
         assert gc.get_freeze_count() > 0  # what was loaded is out of the collector's walks while the app runs
-    assert gc.get_freeze_count() == 0  # and handed back when it exits
+    assert gc.get_freeze_count() == frozen_before  # and handed back when it exits (a host's own left alone)
 
 
 async def test_a_spinner_covers_the_pane_until_the_inputs_are_loaded(monkeypatch):

@@ -290,6 +290,8 @@ def _sharding(cur: _Cursor) -> Sharding:
         return Sharding("tuple", elements=tuple(elements), raw=cur.body[start: cur.end()])
     if cur.peek() == "mesh":
         fields = _mesh_sharding(cur)
+    elif cur.peek() == "maximal_mesh":
+        fields = _maximal_mesh(cur)
     else:
         fields = _tile_sharding(cur)
     cur.expect("}")
@@ -400,6 +402,21 @@ def _tiled(cur: _Cursor, dims: list[int], devices: np.ndarray, kinds: list[str],
         "last_tile_dims": tuple(merged_kinds),
         **extras,
     }
+
+
+def _maximal_mesh(cur: _Cursor) -> dict:
+    """Newer XLA's `maximal_mesh[device_id=0]`: all of the value on one device."""
+    cur.expect("maximal_mesh")
+    cur.expect("[")
+    cur.expect("device_id")
+    cur.expect("=")
+    device = cur.int()
+    cur.expect("]")
+    metadata = ""
+    if cur.eat("metadata"):
+        cur.expect("=")
+        metadata = cur.raw_braced()
+    return {"kind": "maximal", "device": device, "metadata": metadata, "shard_group": ""}
 
 
 class _Mesh:
@@ -543,7 +560,7 @@ def _mesh_groups(cur: _Cursor) -> list[list[int]]:
     mesh = _Mesh(cur)
     refs = mesh.axis_set(cur)
     pieces = mesh.pieces(refs, cur)
-    # XLA orders a group by mesh axis, and by the listed order among sub-axes of one axis.
-    grouped = sorted(refs, key=lambda ref: ref[0])
+    # A group lists its devices with the first listed axis major: XLA 0.11 prints the groups of
+    # `mesh['a'=2,'b'=2,'c'=2] {'c','a'}` in its legacy form as {0,4,1,5},{2,6,3,7}.
     size = math.prod(ref[2] for ref in refs)
-    return mesh.arrange(pieces, [], grouped).reshape(-1, size).tolist()
+    return mesh.arrange(pieces, [], list(refs)).reshape(-1, size).tolist()
