@@ -398,13 +398,17 @@ def kernel_ops(track: Track) -> tuple[np.ndarray, list[str]]:
             node_codes, nodes = track.stat_codes(GRAPH_NODE)
             numbers = np.array([int(n) for n in nodes] + [-1], np.int64)[node_codes]  # code -1: no node
             inside = np.flatnonzero(np.isin(codes, graphs))
-            for name_id in np.unique(track.name_id[inside]).tolist():
-                runs = inside[track.name_id[inside] == name_id]
-                distinct, node = np.unique(numbers[runs], return_inverse=True)
-                kernel = track.names[name_id]
-                names = [kernel] if len(distinct) == 1 else [f"{kernel}#{k}" for k in range(len(distinct))]
-                codes[runs] = len(ops) + node.ravel()
-                ops += names
+            # each (kernel, graph node) pair once, sorted by kernel then node
+            pairs, pair_of = np.unique(np.stack([track.name_id[inside].astype(np.int64), numbers[inside]], 1),
+                                       axis=0, return_inverse=True)
+            kernel_ids = pairs[:, 0]
+            first = np.searchsorted(kernel_ids, kernel_ids, "left")
+            nodes_of_kernel = np.searchsorted(kernel_ids, kernel_ids, "right") - first
+            names = track.names
+            ops += [names[kernel] if count == 1 else f"{names[kernel]}#{k}"
+                    for kernel, k, count in zip(kernel_ids.tolist(), (np.arange(len(pairs)) - first).tolist(),
+                                                nodes_of_kernel.tolist())]
+            codes[inside] = len(ops) - len(pairs) + pair_of.ravel()
         found = _kernel_ops[track] = (codes, ops)
     return found
 
