@@ -19,6 +19,7 @@ from conftest import FIXTURES
 from tui.model.hlo import HloParseError, parse_hlo
 from tui.model.hlo_proto import hlo_text_from_proto
 from tui.model.inputs import load_workspace
+from tui.model.kernels import kernel_stats, stream_tracks
 from tui.model.links import (TraceLinks, find_instruction, kernel_ops, kernel_tracks, op_keys, op_profile)
 from tui.model.live_ranges import compute_live_ranges
 from tui.model.memory import MemoryProfile, memory_profile
@@ -135,3 +136,28 @@ def test_op_table_and_roofline_on_the_h100(workspace):
     assert np.nansum([r for r in profile.rates if r is not None]) > 0
     (device,) = workspace.trace.devices.values()
     assert chip_for(f"{device.device_type} {device.name}").name == "NVIDIA H100 SXM"
+
+
+def test_kernel_stats_account_for_every_run(workspace):
+    stats = kernel_stats(workspace)
+    (stream,) = stream_tracks(workspace.trace)
+    track = workspace.trace.tracks[stream]
+    assert sum(row.count for row in stats.rows) == track.count
+    assert sum(row.total_ns for row in stats.rows) == int(track.dur_ns.sum())
+    for row, note in zip(stats.rows, stats.notes):
+        runs = [i for i in range(track.count) if track.event_name(i) == row.name]
+        assert row.count == len(runs) and row.max_ns == int(track.dur_ns[runs].max())
+        details = dict(part.split(":") for part in track.event_args(runs[0])["kernel_details"].split())
+        assert note.startswith(f"grid {details['grid']} block {details['block']} {details['regs']} regs")
+    ran = dict(zip((row.name for row in stats.rows), stats.notes))
+    assert ran["gemm_fusion_dot_9"].endswith("  gemm_fusion_dot.9")  # one fusion, its own kernel
+    assert "  4 ops: " in ran["input_reduce_fusion_1"]  # one kernel for four fusions
+
+
+def test_kernel_stats_of_a_tensorflow_gpu_profile(corpus):
+    """Kernels that name no XLA op (TensorFlow's): their launches alone."""
+    workspace = load_workspace([corpus / "traces" / "xprof_demo_tf_gpu_multiworker_2020.xplane.pb"])
+    stats = kernel_stats(workspace)
+    streams = stream_tracks(workspace.trace)
+    assert streams and sum(row.count for row in stats.rows) == sum(workspace.trace.tracks[k].count for k in streams)
+    assert any("regs" in note for note in stats.notes)

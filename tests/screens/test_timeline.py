@@ -920,3 +920,45 @@ async def test_a_cuda_graph_kernel_opens_the_fusion_it_ran_and_back():
         runs = list(zip(*(a.tolist() for a in occurrences(trace, None, fusion))))
         assert len(runs) == 3 and (k, i) in runs
         assert view.cursor in runs
+
+
+async def test_k_lists_the_gpu_kernels_with_their_launch_and_ops():
+    """XProf's GPU Kernel Stats on the H100 fixture: a row per kernel, its launch from the
+    profiler's `kernel_details`, the fusions it ran; Enter makes its runs the matches."""
+    from tui.model.kernels import stream_tracks
+
+    app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
+    async with app.run_test(size=(200, 50)) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        await pilot.press("k")
+        await settle(pilot)
+        panel = app.screen.panel
+        (stream,) = stream_tracks(trace)
+        assert panel.has_focus and sum(row.count for row in panel.rows) == trace.tracks[stream].count
+        shared = next(k for k, row in enumerate(panel.rows) if row.name == "input_reduce_fusion_1")
+        assert panel.notes[shared].startswith("grid 1,1,1 block 1024,1,1 24 regs")
+        assert "  4 ops: input_reduce_fusion.1, " in panel.notes[shared]
+        assert "input_reduce_fusion_1" in screen_text(app) and "launch" in screen_text(app)
+        for _ in range(shared):
+            await pilot.press("down")
+        await pilot.press("enter")
+        await settle(pilot)
+        track = trace.tracks[stream]
+        runs = [i for i in range(track.count) if track.event_name(i) == "input_reduce_fusion_1"]
+        assert len(runs) == 12 and view.cursor == (stream, runs[0])
+        await pilot.press("k")  # the table again, then k closes it
+        await settle(pilot)
+        assert panel.showing_table
+        await pilot.press("k")
+        await settle(pilot)
+        assert not panel.showing_table
+
+
+async def test_k_says_when_a_profile_has_no_gpu():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_timeline(pilot)
+        await pilot.press("k")
+        await settle(pilot)
+        assert app.screen.panel.rows == [] and "No GPU kernels in this profile" in screen_text(app)

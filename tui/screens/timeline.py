@@ -21,6 +21,7 @@ from tui.model.errors import InputError
 from tui.model.cost import op_cost
 from tui.model.links import (correlated, events_of_name, instruction_for_event, instruction_or_name,
                              kernel_op_names, OpProfile, occurrences, op_names, op_profile)
+from tui.model.kernels import KernelStats, kernel_stats
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats, Trace, TraceLanes, return_freed_memory
@@ -53,6 +54,7 @@ class TimelineScreen(WorkspaceScreen):
         Binding("slash", "search", "Search"),
         Binding("t", "top_ops", "Top ops"),
         Binding("T", "top_ops(True)", "Ops by category", show=False),
+        Binding("k", "kernel_stats", "GPU kernels", show=False),
         Binding("right_square_bracket", "flow(1)", "Follow flow"),
         Binding("left_square_bracket", "flow(-1)", "Flow back", show=False),
         Binding("shift+enter", "match(-1)", "Previous match", show=False),
@@ -79,6 +81,7 @@ class TimelineScreen(WorkspaceScreen):
         # correlation_id (a kernel's launch, a launch's kernel)
         self._pending: Selection | None = None  # to follow once the tracks are decoded
         self._ops: OpProfile | None = None  # the top-ops tables, once worked out
+        self._kernels: KernelStats | None = None  # the GPU kernel table, once worked out
         self._searched: str | None = None
         super().on_mount()
 
@@ -88,7 +91,7 @@ class TimelineScreen(WorkspaceScreen):
 
     # -- workspace and selection ----------------------------------------------------------------
     def show_workspace(self, ws: Workspace) -> None:
-        self._link, self._ops, self._flows = None, None, (-1, -1, [])
+        self._link, self._ops, self._kernels, self._flows = None, None, None, (-1, -1, [])
         self._pending = ws.selection
         self.view.set_trace(ws.trace, op_names(ws))
         self._show_trace_facts()
@@ -458,6 +461,38 @@ class TimelineScreen(WorkspaceScreen):
         else:
             self.panel.show_table(f" Top XLA ops over the whole trace: {self._ops_title(rows)}, {format_ns(total, 6)} in all",
                                   rows, total, profile.rates)
+
+    def action_kernel_stats(self) -> None:
+        """`k`: XProf's GPU Kernel Stats, a row per kernel with its launch and the ops it ran
+        (again: the trace's facts). Enter on a kernel makes its runs the matches."""
+        if self.trace is None:
+            return
+        if self._kernels is None:
+            self._compute_kernel_stats()
+        elif self.panel.showing_table and self.panel.rows is self._kernels.rows:
+            self._show_trace_facts()
+            self.view.focus()
+        else:
+            self._kernel_stats_ready(self._kernels)
+
+    @work(thread=True, exclusive=True, group="timeline-kernels")
+    def _compute_kernel_stats(self) -> None:
+        self.trace.decode_all()
+        try:
+            stats = kernel_stats(self.workspace)
+        except InputError as error:
+            self.app.call_from_thread(self.notify, str(error), severity="error")
+            return
+        self.app.call_from_thread(self._kernel_stats_ready, stats)
+
+    def _kernel_stats_ready(self, stats: KernelStats) -> None:
+        self._kernels = stats
+        self.panel.focus()
+        total = sum(row.total_ns for row in stats.rows)
+        title = (f" GPU kernels: {len(stats.rows):,} kernels, {sum(r.count for r in stats.rows):,} runs, "
+                 f"{format_ns(total, 6)} in all (Enter: a kernel's runs)" if stats.rows
+                 else " No GPU kernels in this profile (no /device:GPU stream tracks)")
+        self.panel.show_table(title, stats.rows, total or None, notes=stats.notes)
 
     @staticmethod
     def _ops_title(rows: list[NameStats]) -> str:

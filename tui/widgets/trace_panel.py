@@ -68,6 +68,7 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         self._program_width = 0  # of the table's program column: none unless its rows name several
         self.total: int | None = None  # with a table of ops: their total time (for a % column)
         self.rates: list[float | None] | None = None  # with a table of ops: each one's achieved FLOP/s
+        self.notes: list[str] | None = None  # with a table of GPU kernels: each one's launch and ops
         self.sort_by = "total"  # the column the rows are shown in, largest first
         self._order: list[int] = []  # the rows' positions, in the order shown
         self.cursor = 0
@@ -89,11 +90,13 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         self._changed()
 
     def show_table(self, title: str, rows: list[NameStats], total: int | None = None,
-                   rates: list[float | None] | None = None) -> None:
+                   rates: list[float | None] | None = None, notes: list[str] | None = None) -> None:
         """Rows of per-name time; with `total`, a column of each row's share of it, with `rates`
-        one of the FLOP/s each op achieved (blank where unknown)."""
+        one of the FLOP/s each op achieved (blank where unknown), with `notes` a last column of
+        text (a GPU kernel's launch)."""
         self.title, self.rows, self.total, self.cursor = title, rows, total, 0
         self.rates = rates if rates is not None and any(rate is not None for rate in rates) else None
+        self.notes = notes if notes and any(notes) else None
         self.sort_by, self._order = "total", list(range(len(rows)))  # as given: largest total first
         programs = {row.program for row in rows}
         longest = max((len(p) for p in programs if p), default=0)
@@ -194,15 +197,18 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
     def _table_line(self, index: int) -> Strip:
         """Line `index` of the table: its title, the column header, then one row per name."""
         width = self._width
-        columns = list(_NUMBERS) + (["% ops"] if self.total else []) + (["GFLOP/s"] if self.rates else [])
+        columns = list(_NUMBERS) + (["% time"] if self.total else []) + (["GFLOP/s"] if self.rates else [])
         program_width = self._program_width
-        name_width = max(width - len(columns) * _NUMBER_WIDTH - program_width - 1, 12)
+        notes_width = min(max(len(note) for note in self.notes) + 2, max(width * 2 // 5, 24)) if self.notes else 0
+        name_width = max(width - len(columns) * _NUMBER_WIDTH - program_width - notes_width - 1, 12)
         if index == 0:
             return Strip([Segment(fit(self.title, width), _BOLD)])
         if index == 1:
             program = "  program".ljust(program_width) if program_width else ""
             header = " " + "name".ljust(name_width) + program + "".join(
                 (("▼" if c == self.sort_by else "") + c).rjust(_NUMBER_WIDTH) for c in columns)
+            if notes_width:
+                header += "  launch"
             return Strip([Segment(fit(header, width), _HEADER)])
         if not self.rows:
             return Strip([Segment(fit(" nothing to list", width), _DIM)])
@@ -217,6 +223,8 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
             cells.append("" if rate is None else f"{rate / 1e9:,.4g}")
         program = "  " + fit(row.program or "", program_width - 2) if program_width else ""
         text = " " + fit(row.name, name_width) + program + "".join(c.rjust(_NUMBER_WIDTH) for c in cells)
+        if notes_width:
+            text += "  " + self.notes[self._order[k]]
         style = Style()
         if k == self.cursor:
             style = Style(reverse=True) if self.has_focus else Style(bgcolor="#303030")
