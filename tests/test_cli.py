@@ -118,6 +118,12 @@ def test_summary_of_real_inputs(corpus):
     assert [(op["name"], op["program"]) for op in trace["top_ops"]] == [pair for pair, _ in expected]
     assert all(abs(op["total_us"] * 1000 - total[op["name"], op["program"]]) < 1 for op in trace["top_ops"])
     assert abs(trace["top_ops"][0]["share"] - total.most_common(1)[0][1] / sum(total.values())) < 1e-9
+    by_program = Counter()
+    for (_, program), ns in total.items():
+        by_program[program] += ns
+    assert [(p["name"], round(p["total_us"] * 1000)) for p in trace["programs"]] == by_program.most_common()
+    text = run("--summary", str(path)).stdout
+    assert f"XLA op time by program: {by_program.most_common(1)[0][0]} " in text
 
 
 def _one_line_error(result: subprocess.CompletedProcess, *needles: str) -> None:

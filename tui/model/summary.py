@@ -12,6 +12,7 @@ from tui.model.workspace import Workspace
 
 
 TOP_OPS = 10  # ops listed in a summary
+TOP_PROGRAMS = 4  # programs named in a summary's time by program
 CAPTURE_KEYS = ("kind", "script", "args", "exit_status", "seconds", "capture_seconds", "error", "profile_note", "started")
 
 
@@ -69,6 +70,11 @@ def _trace_facts(ws: Workspace) -> dict:
     facts["top_ops"] = [{"name": row.name, "program": row.program, "count": row.count, "total_us": row.total_ns / 1000.0,
                          "share": row.total_ns / total if total else 0.0, "flops_per_s": rate}
                         for row, rate in zip(profile.ops[:TOP_OPS], profile.rates)]
+    by_program: dict[str | None, int] = {}
+    for row in profile.ops:
+        by_program[row.program] = by_program.get(row.program, 0) + row.total_ns
+    facts["programs"] = [{"name": name, "total_us": ns / 1000.0, "share": ns / total if total else 0.0}
+                         for name, ns in sorted(by_program.items(), key=lambda item: -item[1])]
     facts["op_categories"] = [{"name": row.name, "count": row.count, "total_us": row.total_ns / 1000.0,
                                "share": row.total_ns / total if total else 0.0} for row in profile.categories]
     facts["memory_counters"] = [{"name": c.name, "max_bytes": int(c.value.max())}
@@ -137,6 +143,11 @@ def _trace_lines(trace: dict) -> list[str]:
             rate = f"  {op['flops_per_s'] / 1e9:,.4g} GFLOP/s" if op["flops_per_s"] else ""
             lines.append(f"    {op['share']:6.1%}  {op['name'].ljust(width)}  {op['count']:>7,} runs  "
                          f"{format_ns(op['total_us'] * 1000, 4)}{rate}{program}")
+    programs = trace["programs"]
+    if len(programs) > 1:  # a GPU capture also holds the autotuner's trial programs, named after fusions
+        shown = ", ".join(f"{p['name'] or '(no program)'} {p['share']:.1%}" for p in programs[:TOP_PROGRAMS])
+        rest = f", … ({len(programs)} programs)" if len(programs) > TOP_PROGRAMS else ""
+        lines.append(f"  XLA op time by program: {shown}{rest}")
     if trace["op_categories"]:
         lines.append("  XLA op time by category: " + ", ".join(
             f"{c['name']} {c['share']:.1%}" for c in trace["op_categories"]))
