@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tui.model.links import _entries, find_instruction, kernel_ops, kernel_tracks, module_name
+from tui.model.links import find_instruction, kernel_ops, kernel_tracks, module_name, modules_for
 from tui.model.shapes import human_bytes
 from tui.model.trace import NameStats, Track, name_stats
 from tui.model.workspace import Workspace
@@ -94,7 +94,7 @@ def _add_ops(ws: Workspace, track: Track, ops_of: dict[int, set[str]]) -> None:
 
 def _instruction_name(ws: Workspace, module: str | None, op: str) -> str:
     """The instruction `op` names, or `op` itself; '' for a CUDA graph node no module explains."""
-    for entry in _entries(ws, module_name(module) if module else None):
+    for entry in modules_for(ws, module_name(module) if module else None):
         ins = find_instruction(entry.load(), op)
         if ins is not None:
             return ins.name

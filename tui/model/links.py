@@ -190,7 +190,7 @@ def _program_runs(trace: Trace, track: Track, events: np.ndarray | None = None) 
     return found
 
 
-def _entries(ws: Workspace, module: str | None) -> list[ModuleEntry]:
+def modules_for(ws: Workspace, module: str | None) -> list[ModuleEntry]:
     """Modules to look in, best first: those named `module` (optimized text first), or, when
     the event names none, the current and the main module."""
     if module is None:
@@ -215,7 +215,7 @@ def instruction_for_event(ws: Workspace, track: Track, i: int) -> tuple[str, str
     if op.startswith(COMMAND_BUFFER):
         codes, ops = kernel_ops(track)
         op = ops[codes[i]]
-    for entry in _entries(ws, module):
+    for entry in modules_for(ws, module):
         ins = find_instruction(entry.load(), op)
         if ins is not None:
             return entry.label, ins.name
@@ -248,7 +248,7 @@ def op_keys(ins: HloInstruction) -> frozenset[str]:
 
 def instruction_or_name(ws: Workspace, program: str | None, name: str) -> HloInstruction | str:
     """An op table row's instruction, in its program's module, or just its name if none has it."""
-    for entry in _entries(ws, module_name(program) if program else None):
+    for entry in modules_for(ws, module_name(program) if program else None):
         ins = entry.load().instruction(name)
         if ins is not None:
             return ins
@@ -514,7 +514,7 @@ def op_instructions(ws: Workspace, rows: list[NameStats]) -> list[HloInstruction
     for row in rows:
         program = module_name(row.program) if row.program else None
         if program not in found:
-            found[program] = [entry.load() for entry in _entries(ws, program)]
+            found[program] = [entry.load() for entry in modules_for(ws, program)]
         hits = (find_instruction(module, row.name) for module in found[program])
         out.append(next((ins for ins in hits if ins is not None), None))
     return out
