@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tui.model.links import find_instruction, kernel_ops, kernel_tracks, module_name, modules_for
+from tui.model.links import instruction_in, kernel_ops, kernel_tracks
 from tui.model.shapes import human_bytes
 from tui.model.trace import NameStats, Track, name_stats
 from tui.model.workspace import Workspace
@@ -56,11 +56,11 @@ def kernel_stats(ws: Workspace) -> KernelStats:
     for row in rows:
         name_id = by_name[row.name]
         track, i = firsts[name_id]
-        notes.append(_note(launch(track, i), sorted(ops_of.get(name_id, ()))))
+        notes.append(_note(_launch(track, i), sorted(ops_of.get(name_id, ()))))
     return KernelStats(rows, notes)
 
 
-def launch(track: Track, i: int) -> str:
+def _launch(track: Track, i: int) -> str:
     """`grid 24,1,1 block 128,1,1 74 regs 16.0 KiB smem 37.5% occ`, or '' where the profile does
     not say."""
     raw = track.event_stats(i, (DETAILS,)).get(DETAILS)
@@ -79,9 +79,7 @@ def _add_ops(ws: Workspace, track: Track, ops_of: dict[int, set[str]]) -> None:
     codes, ops = kernel_ops(track)
     module_codes, modules = track.stat_codes("hlo_module")
     ran = np.flatnonzero(codes >= 0)
-    width = len(modules) + 1
-    keys, first = np.unique(track.name_id[ran].astype(np.int64) * (len(ops) * width)
-                            + codes[ran].astype(np.int64) * width + module_codes[ran] + 1, return_index=True)
+    _, first = np.unique(np.stack([track.name_id[ran], codes[ran], module_codes[ran]], 1), axis=0, return_index=True)
     found: dict[tuple[str, str | None], str] = {}
     for i in ran[first].tolist():
         op = ops[codes[i]]
@@ -94,11 +92,8 @@ def _add_ops(ws: Workspace, track: Track, ops_of: dict[int, set[str]]) -> None:
 
 def _instruction_name(ws: Workspace, module: str | None, op: str) -> str:
     """The instruction `op` names, or `op` itself; '' for a CUDA graph node no module explains."""
-    for entry in modules_for(ws, module_name(module) if module else None):
-        ins = find_instruction(entry.load(), op)
-        if ins is not None:
-            return ins.name
-    return "" if "#" in op else op
+    found = instruction_in(ws, module, op)
+    return found[1].name if found else "" if "#" in op else op
 
 
 def _note(launched: str, ops: list[str]) -> str:

@@ -215,10 +215,17 @@ def instruction_for_event(ws: Workspace, track: Track, i: int) -> tuple[str, str
     if op.startswith(COMMAND_BUFFER):
         codes, ops = kernel_ops(track)
         op = ops[codes[i]]
-    for entry in modules_for(ws, module):
+    found = instruction_in(ws, module, op)
+    return (found[0].label, found[1].name) if found else None
+
+
+def instruction_in(ws: Workspace, program: str | None, op: str) -> tuple[ModuleEntry, HloInstruction] | None:
+    """The instruction an op names (find_instruction) in a module of `program` (a module name,
+    with or without its program id), or for none, the current or main module; with its module."""
+    for entry in modules_for(ws, module_name(program) if program else None):
         ins = find_instruction(entry.load(), op)
         if ins is not None:
-            return entry.label, ins.name
+            return entry, ins
     return None
 
 
@@ -248,11 +255,8 @@ def op_keys(ins: HloInstruction) -> frozenset[str]:
 
 def instruction_or_name(ws: Workspace, program: str | None, name: str) -> HloInstruction | str:
     """An op table row's instruction, in its program's module, or just its name if none has it."""
-    for entry in modules_for(ws, module_name(program) if program else None):
-        ins = entry.load().instruction(name)
-        if ins is not None:
-            return ins
-    return name
+    found = instruction_in(ws, program, name)
+    return found[1] if found else name
 
 
 def kernel_name(instruction: str) -> str:
@@ -509,15 +513,7 @@ def op_profile(ws: Workspace) -> OpProfile:
 def op_instructions(ws: Workspace, rows: list[NameStats]) -> list[HloInstruction | None]:
     """Each top-ops row's instruction: in a module of its program (or, for a row naming none,
     the current or main module), None where no module has it."""
-    found: dict[str | None, list[HloModule]] = {}
-    out = []
-    for row in rows:
-        program = module_name(row.program) if row.program else None
-        if program not in found:
-            found[program] = [entry.load() for entry in modules_for(ws, program)]
-        hits = (find_instruction(module, row.name) for module in found[program])
-        out.append(next((ins for ins in hits if ins is not None), None))
-    return out
+    return [found[1] if (found := instruction_in(ws, row.program, row.name)) else None for row in rows]
 
 
 def op_categories(rows: list[NameStats], instructions: list[HloInstruction | None]) -> tuple[list[NameStats], list[str]]:

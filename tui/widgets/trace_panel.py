@@ -69,6 +69,7 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         self.total: int | None = None  # with a table of ops: their total time (for a % column)
         self.rates: list[float | None] | None = None  # with a table of ops: each one's achieved FLOP/s
         self.notes: list[str] | None = None  # with a table of GPU kernels: each one's launch and ops
+        self._notes_length = 0  # the longest note
         self.sort_by = "total"  # the column the rows are shown in, largest first
         self._order: list[int] = []  # the rows' positions, in the order shown
         self.cursor = 0
@@ -97,6 +98,7 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         self.title, self.rows, self.total, self.cursor = title, rows, total, 0
         self.rates = rates if rates is not None and any(rate is not None for rate in rates) else None
         self.notes = notes if notes and any(notes) else None
+        self._notes_length = max(map(len, self.notes)) if self.notes else 0
         self.sort_by, self._order = "total", list(range(len(rows)))  # as given: largest total first
         programs = {row.program for row in rows}
         longest = max((len(p) for p in programs if p), default=0)
@@ -199,7 +201,7 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         width = self._width
         columns = list(_NUMBERS) + (["% time"] if self.total else []) + (["GFLOP/s"] if self.rates else [])
         program_width = self._program_width
-        notes_width = min(max(len(note) for note in self.notes) + 2, max(width * 2 // 5, 24)) if self.notes else 0
+        notes_width = min(self._notes_length + 2, max(width * 2 // 5, 24)) if self.notes else 0
         name_width = max(width - len(columns) * _NUMBER_WIDTH - program_width - notes_width - 1, 12)
         if index == 0:
             return Strip([Segment(fit(self.title, width), _BOLD)])
