@@ -12,7 +12,8 @@ import numpy as np
 from conftest import FIXTURES, main_hlo, screen_text
 
 from tui.app import XlaTuiApp
-from tui.model.memory import SOURCE_COMPUTED, SOURCE_LIVE_RANGE
+from tui.model.inputs import load_workspace
+from tui.model.memory import SOURCE_COMPUTED, SOURCE_LIVE_RANGE, peak_memory
 from tui.model.xla_memory_files import parse_live_range
 from tui.screens.details import DetailsScreen
 from tui.screens.graph import GraphScreen
@@ -239,13 +240,24 @@ async def test_a_profile_alone_fills_the_screen_with_its_memory_counters(corpus)
 
 
 async def test_a_profile_alone_without_memory_counters_says_so():
-    app = XlaTuiApp(FIXTURES / "transformer" / "profile" / "host.xplane.pb")
+    app = XlaTuiApp(FIXTURES / "transformer" / "profile" / "perfetto_trace.json.gz")  # holds no programs
     async with app.run_test(size=(140, 40)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.press("3")
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.screen.over_time is None and app.screen.has_class("-over-time")
+        assert "no device memory counters" in screen_text(app)
+
+
+async def test_a_profile_alone_shows_the_memory_of_the_programs_it_holds():
+    """The xplane holds the train step's HLO: its memory over the schedule, peak as XLA's."""
+    app = XlaTuiApp(FIXTURES / "transformer" / "profile" / "host.xplane.pb")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_memory(pilot)
+        assert app.workspace.main.label == "jit_train_step(14)" and not screen.has_class("-over-time")
+        xla = peak_memory(load_workspace([FIXTURES / "transformer"]).main)  # the same program, dumped
+        assert xla.source == SOURCE_LIVE_RANGE and screen.profile.peak_bytes == xla.bytes
         assert "no device memory counters" in screen_text(app)
 
 

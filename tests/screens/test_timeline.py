@@ -319,6 +319,30 @@ async def test_enter_selects_an_op_and_enter_again_opens_its_instruction():
         assert name in screen_text(app)
 
 
+async def test_a_tpu_profile_alone_opens_its_ops_instructions(corpus):
+    """The v6e profile holds its programs' HLO: Enter on an XLA op selects its instruction in the
+    program it ran in, Enter again shows it (with its TPU tiling), and `t` in its details goes
+    back to its runs, only those of that program."""
+    app = XlaTuiApp(corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        tracks, found = trace.search("broadcast_add_fusion.1")
+        view.show_event(int(tracks[0]), int(found[0]))
+        await pilot.press("enter")
+        await settle(pilot)
+        program = app.workspace.main
+        assert app.selection.module == program.label and program.label.startswith("jit_f(")
+        assert app.selection.instruction == "broadcast_add_fusion.1"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, DetailsScreen) and "T(8,128)" in screen_text(app)
+        await pilot.press("t")
+        await settle(pilot)
+        shown = app.screen.view.matches
+        assert len(shown[1]) == len(found) == 400  # 4 chips x 100 steps: every run, and only those
+
+
 async def test_search_steps_through_matches_in_time_order():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:

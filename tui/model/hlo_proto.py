@@ -24,15 +24,24 @@ def _field_one(data: bytes) -> bytes | None:
     return None
 
 
-def hlo_text_from_proto(path: str | os.PathLike) -> str:
-    from jax._src.lib import xla_client
-
+def hlo_text_from_proto(path: str | os.PathLike, span: tuple[int, int] | None = None) -> str:
+    """The HLO text of the proto in a file, or in `span` (start, end) of it: a program a
+    profile holds (tui/model/profile_programs.py)."""
     try:
-        data = open(path, "rb").read()
+        with open(path, "rb") as f:
+            if span is None:
+                data = f.read()
+            else:
+                f.seek(span[0])
+                data = f.read(span[1] - span[0])
     except OSError as e:
         raise InputError(path, f"cannot read: {e.strerror}") from None
     if not data:
         raise InputError(path, "empty file, expected a serialized HloProto or HloModuleProto")
+    if span is not None and len(data) < span[1] - span[0]:
+        raise InputError(path, "changed since it was loaded (a program it held is cut off): load it again")
+    from jax._src.lib import xla_client
+
     for candidate in (_field_one(data), data):
         if candidate is None:
             continue

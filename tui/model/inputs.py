@@ -105,6 +105,8 @@ def load_workspace(paths: list[str | os.PathLike], main: str | None = None, prog
         if len(traces) > 1:
             warnings.append(f"only the first profile was loaded ({traces[0]}); {len(traces) - 1} more ignored")
         warnings.extend(trace.warnings)
+        if not modules:
+            modules = _profile_modules(trace)
     main_entry = _pick_main(modules, main, trace) if modules else None
     if main is not None and main_entry is None and modules:
         raise InputError(paths[0], f"no module matches --main {main!r} (have: {', '.join(m.label for m in modules[:8])}...)")
@@ -115,6 +117,19 @@ def load_workspace(paths: list[str | os.PathLike], main: str | None = None, prog
         say(f"Parsing {main_entry.label}")
         main_entry.load()
     return ws
+
+
+def _profile_modules(trace) -> list[ModuleEntry]:
+    """The programs an xplane holds (tui/model/profile_programs.py), each once: what a profile
+    opened alone shows on the graph, details and memory screens."""
+    from tui.model.links import module_name
+
+    entries: dict[str, ModuleEntry] = {}
+    for path, program in trace.programs:
+        if program.name not in entries:
+            entries[program.name] = ModuleEntry(label=program.name, name=module_name(program.name), path=path,
+                                                stage="after optimizations", span=(program.start, program.end))
+    return list(entries.values())
 
 
 def _file_module(path: Path) -> ModuleEntry:

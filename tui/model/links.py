@@ -82,9 +82,10 @@ class Occurrences:
 class TraceLinks:
     """Events <-> instructions of one module in one trace."""
 
-    def __init__(self, trace, module: HloModule):
+    def __init__(self, trace, module: HloModule, program: str | None = None):
         self.trace = trace
         self.module = module
+        self.program = program  # the one program the module is (a profile's own): only its runs count
         self._name_ids: dict[str, int] | None = None
         self._step: tuple[int, str] | None = None
         self._index: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -113,6 +114,7 @@ class TraceLinks:
             events, durations = [], []
             name_id = self._ids.get(ins.name)
             kernels = kernel_tracks(self.trace)
+            program_id = -2 if self.program is None else next((k for k, name in enumerate(self.trace.names) if name == self.program), -2)
             for t, track in enumerate(self.trace.tracks):
                 if kernels:
                     if t not in kernels:
@@ -121,6 +123,9 @@ class TraceLinks:
                 elif name_id is not None:
                     order, ids = self._sorted(t)
                     hits = np.sort(order[np.searchsorted(ids, name_id, "left") : np.searchsorted(ids, name_id, "right")])
+                    if self.program is not None and len(hits):  # not those of another program of that name
+                        runs = _program_runs(self.trace, track, hits)
+                        hits = hits[(runs < 0) | (runs == program_id)]
                 else:
                     continue
                 events += [(t, int(i)) for i in hits]
@@ -171,10 +176,11 @@ def module_name(event_name: str) -> str:
     return _PROGRAM_ID.sub("", event_name)
 
 
-def _enclosing_module(trace: Trace, track: Track, i: int) -> str | None:
-    """The module of the `XLA Modules` event running when event `i` started, on its device."""
+def _enclosing_program(trace: Trace, track: Track, i: int) -> str | None:
+    """The program (`module(program id)`) of the `XLA Modules` event running when event `i`
+    started, on its device."""
     run = int(_program_runs(trace, track, np.array([i]))[0])
-    return module_name(trace.names[run]) if run >= 0 else None
+    return trace.names[run] if run >= 0 else None
 
 
 def _program_runs(trace: Trace, track: Track, events: np.ndarray | None = None) -> np.ndarray:
@@ -190,16 +196,19 @@ def _program_runs(trace: Trace, track: Track, events: np.ndarray | None = None) 
     return found
 
 
-def modules_for(ws: Workspace, module: str | None) -> list[ModuleEntry]:
-    """Modules to look in, best first: those named `module` (optimized text first), or, when
-    the event names none, the current and the main module."""
-    if module is None:
+def modules_for(ws: Workspace, program: str | None) -> list[ModuleEntry]:
+    """Modules to look in, best first: those of a program (`jit_f(12)`, or a module name): the
+    one that is that very program (a profile's own, labelled so), then the others of its
+    module name, optimized text first; or, when the event names none, the current and the
+    main module."""
+    if not program:
         current, main = ws.current, ws.main
         if current is not None and current.stage == "before optimizations":  # what ran is the optimized one
             current = ws.other_stage(current) or current
         return [entry for entry in (current, None if main is current else main) if entry is not None]
+    module = module_name(program)
     named = [entry for entry in ws.modules if entry.name == module]
-    return sorted(named, key=lambda entry: entry.stage == "before optimizations")
+    return sorted(named, key=lambda entry: (entry.label != program, entry.stage == "before optimizations"))
 
 
 def instruction_for_event(ws: Workspace, track: Track, i: int) -> tuple[str, str] | None:
@@ -211,7 +220,7 @@ def instruction_for_event(ws: Workspace, track: Track, i: int) -> tuple[str, str
         return None
     args = track.event_args(i)
     op = str(args.get("hlo_op") or track.event_name(i))
-    module = args.get("hlo_module") or _enclosing_module(ws.trace, track, i)
+    module = args.get("hlo_module") or _enclosing_program(ws.trace, track, i)
     if op.startswith(COMMAND_BUFFER):
         codes, ops = kernel_ops(track)
         op = ops[codes[i]]
@@ -222,7 +231,7 @@ def instruction_for_event(ws: Workspace, track: Track, i: int) -> tuple[str, str
 def instruction_in(ws: Workspace, program: str | None, op: str) -> tuple[ModuleEntry, HloInstruction] | None:
     """The instruction an op names (find_instruction) in a module of `program` (a module name,
     with or without its program id), or for none, the current or main module; with its module."""
-    for entry in modules_for(ws, module_name(program) if program else None):
+    for entry in modules_for(ws, program):
         ins = find_instruction(entry.load(), op)
         if ins is not None:
             return entry, ins

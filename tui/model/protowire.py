@@ -1,11 +1,14 @@
-"""The top level of a serialized protobuf message: its fields by number, nested messages untouched.
+"""The fields of a serialized protobuf message by number, nested messages left as bytes.
 
-Two places need only that much. An XLA dump's `.hlo.pb` is an `HloProto` whose field 1 is the
+Three places need only that much. An XLA dump's `.hlo.pb` is an `HloProto` whose field 1 is the
 module jaxlib reads; an XSpace keeps the profiler's errors and warnings (fields 2 and 3) beside
-the planes that jaxlib's ProfileData reads. One level of the wire format serves both; no schema.
+the planes that jaxlib's ProfileData reads, and the programs it saw in one small plane of them
+(tui/model/profile_programs.py). The wire format, a level at a time, serves all three; no schema.
 """
 
 from __future__ import annotations
+
+from typing import Iterator
 
 _VARINT, _I64, _LEN, _I32 = 0, 1, 2, 5
 
@@ -26,23 +29,32 @@ def varint(data, pos: int) -> tuple[int, int]:
 def top_level_fields(data: bytes) -> list[tuple[int, memoryview | int]]:
     """(field number, value) for each top-level field: a length-delimited field's bytes as a
     memoryview, a number otherwise. ValueError if `data` is not a well-formed message."""
-    view, pos, fields = memoryview(data), 0, []
-    while pos < len(view):
-        key, pos = varint(view, pos)
+    view = memoryview(data)
+    return [(number, view[value[0] : value[1]] if isinstance(value, tuple) else value)
+            for number, value in field_spans(view)]
+
+
+def field_spans(data, start: int = 0, end: int | None = None) -> Iterator[tuple[int, tuple[int, int] | int]]:
+    """(field number, value) for each field of the message in data[start:end], as they are
+    read: a length-delimited field's value as its (start, end) in `data`, so a nested message
+    is read the same way and a large one is not copied; a number otherwise. ValueError where
+    the message is not well formed."""
+    pos, end = start, len(data) if end is None else end
+    while pos < end:
+        key, pos = varint(data, pos)
         number, wire = key >> 3, key & 7
         if number == 0:
             raise ValueError("field number 0")
         if wire == _VARINT:
-            value, pos = varint(view, pos)
+            value, pos = varint(data, pos)
         elif wire in (_I64, _I32):
             size = 8 if wire == _I64 else 4
-            value, pos = int.from_bytes(view[pos : pos + size], "little"), pos + size
+            value, pos = int.from_bytes(data[pos : pos + size], "little"), pos + size
         elif wire == _LEN:
-            size, pos = varint(view, pos)
-            value, pos = view[pos : pos + size], pos + size
+            size, pos = varint(data, pos)
+            value, pos = (pos, pos + size), pos + size
         else:
             raise ValueError(f"wire type {wire}")
-        if pos > len(view):
+        if pos > end:
             raise ValueError("truncated field")
-        fields.append((number, value))
-    return fields
+        yield number, value

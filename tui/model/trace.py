@@ -23,6 +23,7 @@ from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 import numpy as np
 
 from tui.model.errors import NOT_A_FILE, InputError
+from tui.model.profile_programs import EmbeddedProgram
 from tui.model.trace_flows import FlowPoint, flow_links
 from tui.model.trace_lanes import LaneIndex, assign_rows, lane_index, merge, self_times
 
@@ -410,6 +411,7 @@ class Trace:
         self.warnings = warnings
         self.runs: list[str] = []  # runs of the logdir, newest first (when loaded from one)
         self.run: str | None = None
+        self.programs: list[tuple[Path, EmbeddedProgram]] = []  # an xplane's programs: (file, program)
         self._table = table
         self._lock = lock
         self._counters = counters

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from tui.model.errors import InputError
+from tui.model.profile_programs import embedded_programs
 from tui.model.protowire import top_level_fields
 from tui.model.trace import CounterTrack, Device, NameTable, Trace, Track, op_display_name, return_freed_memory
 
@@ -149,6 +150,9 @@ class _Host:
         self.source = _Source(path, data, time.perf_counter() - start)
         self.notes = [f"{path.name}: profiler error: {text}" for text in notes[_ERRORS]]
         self.notes += [f"{path.name}: profiler warning: {text}" for text in notes[_WARNINGS]]
+        self.programs, problem = embedded_programs(raw)
+        if problem is not None:
+            self.notes.append(f"{path.name}: {problem}")
         self.planes = list(data.planes)  # for the load only (they keep `data` alive)
         environment = next((p for p in self.planes if p.name == _TASK_ENVIRONMENT), None)
         stats = _stats(environment) if environment is not None else {}
@@ -324,5 +328,7 @@ def read_xplanes(files: list[Path]) -> Trace:
 
     path = str(files[0]) if len(files) == 1 else str(files[0].parent)
     sources = [host.source for host in hosts]
-    return Trace(path, "xplane", tracks, table, lock, devices, warnings, counters,
-                 let_go=lambda idle_s: any([source.let_go(idle_s) for source in sources]))
+    trace = Trace(path, "xplane", tracks, table, lock, devices, warnings, counters,
+                  let_go=lambda idle_s: any([source.let_go(idle_s) for source in sources]))
+    trace.programs = [(host.path, program) for host in hosts for program in host.programs]
+    return trace

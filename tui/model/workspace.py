@@ -43,6 +43,7 @@ class ModuleEntry:
     live_range_path: Path | None = None
     buffer_assignment_path: Path | None = None
     compiled_stats: dict = field(default_factory=dict)  # memory_analysis / cost_analysis from a capture
+    span: tuple[int, int] | None = None  # a program a profile holds: where its HloProto lies in `path`
     _hlo: HloModule | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -54,25 +55,28 @@ class ModuleEntry:
         """Parse (once) and return the module; InputError if the file is bad."""
         with self._lock:
             if self._hlo is None:
-                self._hlo = read_hlo(self.path)
+                self._hlo = read_hlo(self.path, self.span)
             return self._hlo
 
     @property
     def size(self) -> int:
+        if self.span is not None:
+            return self.span[1] - self.span[0]
         try:
             return self.path.stat().st_size
         except OSError:
             return 0
 
 
-def read_hlo(path: str | os.PathLike) -> HloModule:
-    """An HLO text file or `.pb` -> HloModule, with one clear InputError for bad files."""
+def read_hlo(path: str | os.PathLike, span: tuple[int, int] | None = None) -> HloModule:
+    """An HLO text file or `.pb` (or the proto in `span` of a file) -> HloModule, with one
+    clear InputError for bad files."""
     path = Path(path)
     name = path.name
     if name.endswith(".pb"):
         from tui.model.hlo_proto import hlo_text_from_proto
 
-        return parse_hlo(hlo_text_from_proto(path), str(path))
+        return parse_hlo(hlo_text_from_proto(path, span), str(path))
     return parse_hlo(read_text(path, what="HLO text"), str(path))
 
 

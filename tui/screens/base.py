@@ -26,8 +26,9 @@ class WorkspaceScreen(LineCache, Screen):
     _ahead_timer: Timer | None = None  # calls work_ahead while the pane is shown
     shows = "module"  # what the pane is about, "module" or "trace": without it, its keys are off
     # What the pane says when the input lacks what it shows (None: the pane says it itself).
-    missing_note: str | None = ("This input has no HLO module (a profile alone). Open an HLO file, an "
-                                "--xla_dump_to folder or a script, or add the profile to one with "
+    missing_note: str | None = ("This input has no HLO module (a profile that holds none of its programs: "
+                                "a Chrome trace, or an xplane taken with enable_hlo_proto off). Open an HLO "
+                                "file, an --xla_dump_to folder or a script, or add the profile to one with "
                                 "`xla-tui DUMP_DIR --profile TRACE`.")
 
     def compose(self) -> ComposeResult:

@@ -248,7 +248,8 @@ class DetailsScreen(WorkspaceScreen):
             return None
         label = ws.selection.module
         if label not in self._links:
-            self._links[label] = TraceLinks(ws.trace, ws.hlo)
+            current = ws.current
+            self._links[label] = TraceLinks(ws.trace, ws.hlo, current.label if current is not None and current.span else None)
         return self._links[label]
 
     def _devices(self) -> list:

@@ -153,9 +153,10 @@ class TimelineScreen(WorkspaceScreen):
     def _show_occurrences(self, instruction: str, event: tuple[int, int] | None = None) -> None:
         """Jump to where an instruction ran (to `event` if given, else its first run): its
         occurrences become the search matches."""
-        ws = self.workspace
-        module = ws.current.name if ws.current is not None else None
-        tracks, found = occurrences(self.trace, module, instruction_or_name(ws, module, instruction))
+        ws, current = self.workspace, self.workspace.current
+        module = current.name if current is not None else None
+        program = current.label if current is not None and current.span is not None else None  # a profile's own
+        tracks, found = occurrences(self.trace, module, instruction_or_name(ws, program or module, instruction), program)
         self.view.set_matches(tracks, found)
         self._searched = None
         if event is None and not len(found):

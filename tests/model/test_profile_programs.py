@@ -1,0 +1,113 @@
+"""The programs an xplane holds (its `/host:metadata` plane's `Hlo Proto` stats): read without a
+dump, they must be XLA's own modules, and a profile opened alone must link its events to them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import FIXTURES
+
+from tui.model.errors import InputError
+from tui.model.hlo import parse_hlo
+from tui.model.inputs import load_workspace
+from tui.model.links import TraceLinks, instruction_for_event, modules_for, top_ops
+from tui.model.memory import SOURCE_COMPUTED, SOURCE_LIVE_RANGE, peak_memory
+from tui.model.profile_programs import embedded_programs
+from tui.model.workspace import ModuleEntry, Workspace, read_hlo
+
+CPU_PROFILE = FIXTURES / "transformer" / "profile" / "host.xplane.pb"
+
+
+def _signature(module) -> list[tuple]:
+    return [(i.name, i.opcode, i.shape.text, tuple(o.name for o in i.operands)) for i in module.instructions()]
+
+
+def test_the_gpu_profiles_program_is_the_dumps_module():
+    """The H100 profile holds the train step it ran; XLA also dumped that module as `.hlo.pb`."""
+    ws = load_workspace([FIXTURES / "gpu" / "gpu.xplane.pb"])
+    assert ws.main.label == "jit_train_step(4635)" and ws.main.name == "jit_train_step"
+    assert ws.main.stage == "after optimizations" and ws.main.path.name == "gpu.xplane.pb"
+    dumped = read_hlo(next((FIXTURES / "gpu").glob("*gpu_after_optimizations.hlo.pb")))
+    assert _signature(ws.main.load()) == _signature(dumped) and len(_signature(dumped)) > 1000
+
+
+def test_each_cpu_program_computes_xlas_own_peak():
+    """The committed CPU profile and dump come from one process: a program `jit_f(N)` is the
+    dump's `module_000N`. Computed from the profile's copy, the peak is XLA's live-range peak."""
+    ws = load_workspace([CPU_PROFILE])
+    assert ws.main.label == "jit_train_step(14)"  # the program that ran most
+    dumped = load_workspace([FIXTURES / "transformer"])
+    checked = 0
+    for entry in ws.modules:
+        number = int(re.search(r"\((\d+)\)$", entry.label).group(1))
+        twin = next((m for m in dumped.modules if m.label == f"module_{number:04d}.{entry.name}"), None)
+        if twin is None:
+            continue
+        ours, xla = peak_memory(entry), peak_memory(twin)
+        assert ours.source == SOURCE_COMPUTED and xla.source == SOURCE_LIVE_RANGE
+        assert ours.bytes == xla.bytes, entry.label
+        checked += 1
+    assert checked >= 4
+
+
+def test_a_program_traced_in_this_run_is_the_compiled_module(tmp_path):
+    """jax.profiler keeps the programs compiled while it traces (its default options)."""
+    import jax
+    import jax.numpy as jnp
+    from jax._src.lib import xla_client
+
+    def scaled_tanh(x, w):
+        return jnp.tanh(x @ w).sum(axis=0) * 2
+
+    x, w = jnp.ones((32, 16)), jnp.ones((16, 8))
+    with jax.profiler.trace(str(tmp_path)):
+        jitted = jax.jit(scaled_tanh)
+        jitted(x, w).block_until_ready()
+    compiled = jitted.lower(x, w).compile()
+    ws = load_workspace([tmp_path])
+    ours = next(m for m in ws.modules if m.name == "jit_scaled_tanh")
+    assert re.fullmatch(r"jit_scaled_tanh\(\d+\)", ours.label)
+    embedded = ours.load()
+    xla = xla_client.hlo.hlo_module_from_text(compiled.as_text())  # XLA's own parser
+    assert sorted(i.name for i in embedded.instructions()) == sorted(i.name for c in xla.computations() for i in c.instructions())
+    assert _signature(embedded) == _signature(parse_hlo(compiled.as_text()))
+
+
+def test_tpu_events_link_to_the_program_they_ran_in(corpus):
+    """A v6e profile alone: its XLA ops link to the instructions of their own program, and each
+    instruction's runs are its events inside that program's runs (as the op table counts them)."""
+    ws = load_workspace([corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb"])
+    assert {m.name for m in ws.modules} == {"jit__psum", "jit_broadcast_in_dim", "jit_f", "jit_convert_element_type"}
+    assert ws.main.name == "jit_f"
+    trace = ws.trace
+    ops = next(k for k, t in enumerate(trace.tracks) if t.group == "/device:TPU:0" and t.name == "XLA Ops")
+    track = trace.tracks[ops]
+    linked = [instruction_for_event(ws, track, i) for i in range(0, track.count, max(track.count // 40, 1))]
+    assert all(found is not None for found in linked)
+    main = ws.main.load()
+    assert any(label == ws.main.label and main.instruction(name) is not None for label, name in linked)
+    links = TraceLinks(trace, main, ws.main.label)
+    rows = {row.name: row for row in top_ops(ws) if row.program == ws.main.label}
+    for name in ("copy-done", "copy-done.2", "broadcast_add_fusion"):
+        assert links.occurrences(main.instruction(name)).count == rows[name].count > 0
+
+
+def test_modules_for_a_program_put_that_program_first():
+    entries = [ModuleEntry(label=f"jit_stage({n})", name="jit_stage", path=CPU_PROFILE, span=(0, 1)) for n in (8, 10)]
+    ws = Workspace(entries)
+    assert [m.label for m in modules_for(ws, "jit_stage(10)")] == ["jit_stage(10)", "jit_stage(8)"]
+    assert [m.label for m in modules_for(ws, "jit_stage")] == ["jit_stage(8)", "jit_stage(10)"]
+
+
+def test_bad_program_bytes_are_one_clear_error():
+    raw = CPU_PROFILE.read_bytes()
+    programs, problem = embedded_programs(raw)
+    assert problem is None and len(programs) == 8
+    first = programs[0]
+    cut = ModuleEntry(label=first.name, name="x", path=CPU_PROFILE, span=(first.start + 7, first.end))
+    with pytest.raises(InputError, match="not a serialized HloProto"):
+        cut.load()
+    assert embedded_programs(raw[: first.start + 20])[1].startswith("the programs it holds could not be read")
+    assert embedded_programs(b"") == ([], None)  # no planes at all
+    assert embedded_programs(bytes(16))[1] == "the programs it holds could not be read (field number 0)"
