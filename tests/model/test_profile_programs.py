@@ -12,8 +12,9 @@ from tui.model.errors import InputError
 from tui.model.hlo import parse_hlo
 from tui.model.inputs import load_workspace
 from tui.model.links import TraceLinks, instruction_for_event, modules_for, top_ops
-from tui.model.memory import SOURCE_COMPUTED, SOURCE_LIVE_RANGE, peak_memory
+from tui.model.memory import SOURCE_COMPUTED, SOURCE_LIVE_RANGE, memory_counters, peak_memory
 from tui.model.profile_programs import embedded_programs
+from tui.model.summary import summarize
 from tui.model.workspace import ModuleEntry, Workspace, read_hlo
 
 CPU_PROFILE = FIXTURES / "transformer" / "profile" / "host.xplane.pb"
@@ -111,3 +112,18 @@ def test_bad_program_bytes_are_one_clear_error():
     assert embedded_programs(raw[: first.start + 20])[1].startswith("the programs it holds could not be read")
     assert embedded_programs(b"") == ([], None)  # no planes at all
     assert embedded_programs(bytes(16))[1] == "the programs it holds could not be read (field number 0)"
+
+
+def test_a_tpu_programs_device_memory_is_what_its_allocator_reserved(corpus):
+    """The v6e program offloads to host memory (S(5)): its peak adds device and host bytes, so
+    each space's own highest is given too. The device's, found from the schedule alone, is what
+    the TPU allocator reserved while it ran (that holds a little more: 16 MB of its own)."""
+    ws = load_workspace([corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb"])
+    peak = peak_memory(ws.main)
+    assert set(peak.by_space) == {"device", "S(2)", "host S(5)"}
+    assert peak.by_space["host S(5)"] == 3 * 5 * 1024**3  # its three f32[5,1024,1024,256] arguments and outputs
+    ws.trace.decode_all()
+    reserved = next(c for c in memory_counters(ws.trace) if c.name.endswith("bytes_reserved")).value.max()
+    assert peak.by_space["device"] <= reserved <= peak.by_space["device"] * 1.001
+    row = next(m for m in summarize(ws)["modules"] if m["label"] == ws.main.label)
+    assert row["peak_memory_by_space"] == peak.by_space and row["peak_memory_bytes"] == peak.bytes

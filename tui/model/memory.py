@@ -44,6 +44,7 @@ class Peak:
     source: str
     buffers: list[tuple[str, int]] = field(default_factory=list)  # (buffer, bytes) live at the peak
     time: int | None = None  # program point
+    by_space: dict[str, int] = field(default_factory=dict)  # space_name -> MemoryProfile.most_by_space
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,12 @@ class MemoryProfile:
         return int(np.argmax(moment)) if moment.max(initial=0) > 0 else 0
 
     # -- queries ----------------------------------------------------------------------------
+    def most_by_space(self) -> dict[int, int]:
+        """Per memory space, the most bytes live at any point, sized as the peak is (XLA's sizes):
+        device and host memory are separate pools, and the peak adds them up."""
+        return {space: int(_curve(self.start[ours], self.end[ours], self.size[ours], self.end_time).max(initial=0))
+                for space in self.spaces for ours in [self.space == space]}
+
     def live_at(self, time: int, order: str = "size") -> np.ndarray:
         """Rows live at `time`, largest first ("size"), most padding first, or by definition:
         every row sorted once per order, then those live kept (keeping rows keeps their order),
@@ -464,6 +471,11 @@ def _in_neighbours_computation(found: list[HloInstruction], sequence: list, t: i
 
 # -- the peak, for --summary ------------------------------------------------------------------
 
+def space_name(space: int) -> str:
+    """A memory space as people call it: `S(n)` in a layout; 0 is the device's, 5 the host's."""
+    return "device" if space == 0 else "host S(5)" if space == 5 else f"S({space})"
+
+
 def peak_memory(entry: ModuleEntry) -> Peak | None:
     """XLA's peak from its files, else computed from the schedule, else memory_analysis() totals."""
     try:
@@ -471,7 +483,8 @@ def peak_memory(entry: ModuleEntry) -> Peak | None:
     except InputError:
         profile = None
     if profile is not None:
-        return Peak(profile.peak_bytes, profile.source, profile.peak_buffers(), profile.peak_time)
+        by_space = {space_name(space): most for space, most in profile.most_by_space().items()}
+        return Peak(profile.peak_bytes, profile.source, profile.peak_buffers(), profile.peak_time, by_space)
     stats = entry.compiled_stats.get("memory_analysis")
     if stats:
         total = (stats.get("argument_size_in_bytes", 0) + stats.get("output_size_in_bytes", 0)

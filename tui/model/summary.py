@@ -23,7 +23,8 @@ def summarize(ws: Workspace) -> dict:
     errors = list(ws.errors)
     for entry in ws.modules:
         row = {"name": entry.name, "label": entry.label, "file": str(entry.path), "stage": entry.stage,
-               "computations": None, "instructions": None, "peak_memory_bytes": None, "peak_memory_source": None}
+               "computations": None, "instructions": None, "peak_memory_bytes": None, "peak_memory_source": None,
+               "peak_memory_by_space": None}
         try:
             hlo = entry.load()
         except InputError as e:
@@ -35,6 +36,7 @@ def summarize(ws: Workspace) -> dict:
         peak = peak_memory(entry)
         if peak is not None:
             row["peak_memory_bytes"], row["peak_memory_source"] = peak.bytes, peak.source
+            row["peak_memory_by_space"] = peak.by_space or None
         modules.append(row)
     trace = _trace_facts(ws) if ws.trace is not None else None
     out = {
@@ -104,6 +106,9 @@ def format_summary(summary: dict) -> str:
                 continue
             peak = (f"peak {human_bytes(m['peak_memory_bytes'])} ({m['peak_memory_source']})"
                     if m["peak_memory_bytes"] is not None else "peak unknown")
+            spaces = m["peak_memory_by_space"] or {}
+            if len(spaces) > 1:  # each space's own highest (device and host memory are not one pool)
+                peak += " [" + ", ".join(f"{name} {human_bytes(n)}" for name, n in spaces.items()) + "]"
             stage = f", {m['stage']}" if m["stage"] else ""
             lines.append(f" {mark} {m['label']}: {m['computations']} computations, {m['instructions']} instructions, {peak}{stage}")
     trace = summary["trace"]

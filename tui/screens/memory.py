@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 
 from tui.model.categories import instruction_category
-from tui.model.memory import SORTS, MemoryProfile, memory_counters, memory_profile, why_no_profile
+from tui.model.memory import SORTS, MemoryProfile, memory_counters, memory_profile, space_name, why_no_profile
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
 from tui.model.workspace import ModuleEntry, Selection, Workspace
@@ -159,7 +159,7 @@ class MemoryScreen(WorkspaceScreen):
         markers = [Marker(profile.peak_time, "XLA peak", XLA_PEAK_COLOR)]
         if profile.max_time != profile.peak_time:
             markers.append(Marker(profile.max_time, "max", MAX_COLOR))
-        series = [(_space_label(space), profile.live[space]) for space in profile.spaces]
+        series = [(space_name(space), profile.live[space]) for space in profile.spaces]
         self.chart.set_series(series, markers)
         self._head(self._head_text(entry, profile))
         sel = self.workspace.selection
@@ -413,8 +413,4 @@ def _sampled(trace, counters) -> tuple[np.ndarray, list[tuple[str, np.ndarray]]]
         label = first if firsts.count(first) == 1 else counter.name.split()[-1]  # one allocator, two counters
         series.append((label[:9], values.astype(np.int64)))
     return grid, series
-
-
-def _space_label(space: int) -> str:
-    return "device" if space == 0 else "host S(5)" if space == 5 else f"S({space})"
 
