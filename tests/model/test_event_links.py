@@ -172,8 +172,9 @@ ROCM_PROFILES = ["tracelens_jax08_rocm_attention", "tracelens_jax08_rocm_conv3d_
 
 
 def kernels_by_profiledata(path) -> list[tuple[str, str | None, str, int, int]]:
-    """(hlo_op, hlo_module, kernel name, start, duration) of every device event with an `hlo_op`
-    stat, read with ProfileData directly: the oracle for the kernel links."""
+    """(hlo_op, program, kernel name, start, duration) of every device event with an `hlo_op`
+    stat, read with ProfileData directly: the oracle for the kernel links. The program is
+    `hlo_module(program_id)`, or the module alone where the kernel has no `program_id`."""
     from jaxlib import _profile_data
 
     found = []
@@ -186,16 +187,18 @@ def kernels_by_profiledata(path) -> list[tuple[str, str | None, str, int, int]]:
             for event in line.events:
                 stats = dict(event.stats)
                 if "hlo_op" in stats:
-                    found.append((stats["hlo_op"], stats.get("hlo_module"), event.name, round(event.start_ns),
-                                  round(event.duration_ns)))
+                    program = stats.get("hlo_module")
+                    if program and "program_id" in stats:
+                        program += f"({stats['program_id']})"
+                    found.append((stats["hlo_op"], program, event.name, round(event.start_ns), round(event.duration_ns)))
     return found
 
 
 @pytest.mark.parametrize("name", ROCM_PROFILES)
 def test_gpu_kernels_count_towards_the_op_in_their_stats(corpus, name):
     """GPU kernels are named after the kernel (`Cijk_…`, `loop_convert_fusion.kd`); the op they
-    ran is their `hlo_op` stat, its program the `hlo_module` stat. Top ops (a row per op and
-    program) and an op's occurrences follow the stats."""
+    ran is their `hlo_op` stat, its program the `hlo_module` and `program_id` stats. Top ops (a
+    row per op and program) and an op's occurrences follow the stats."""
     path = corpus / "traces" / f"{name}.xplane.pb"
     trace = load_trace(path)
     trace.decode_all()
@@ -209,12 +212,13 @@ def test_gpu_kernels_count_towards_the_op_in_their_stats(corpus, name):
         assert (rows[op, module].count, rows[op, module].total_ns, rows[op, module].max_ns) == (count, sum(durations), max(durations))
     if name == "tracelens_jax08_rocm_attention":  # programs here reuse op names: each keeps its own row
         assert len({op for op, _ in by_op}) < len(by_op)
-    op, module = Counter((o, m) for o, m, *_ in oracle).most_common(1)[0][0]
-    tracks, found = occurrences(trace, module, op)
-    starts = [int(trace.tracks[k].start_ns[i]) for k, i in zip(tracks.tolist(), found.tolist())]
-    expected = sorted((s, d) for o, m, _, s, d in oracle if (o, m) == (op, module))
-    durations = [int(trace.tracks[k].dur_ns[i]) for k, i in zip(tracks.tolist(), found.tolist())]
-    assert starts == sorted(starts) and durations == [d for _, d in expected]  # every run, in time order
+    op, program = Counter((o, m) for o, m, *_ in oracle).most_common(1)[0][0]
+    for module, exact in ((module_name(program), program), (module_name(program), None)):  # the program; every one of its module
+        tracks, found = occurrences(trace, module, op, exact)
+        starts = [int(trace.tracks[k].start_ns[i]) for k, i in zip(tracks.tolist(), found.tolist())]
+        expected = sorted((s, d) for o, m, _, s, d in oracle if o == op and (m == exact if exact else module_name(m) == module))
+        durations = [int(trace.tracks[k].dur_ns[i]) for k, i in zip(tracks.tolist(), found.tolist())]
+        assert starts == sorted(starts) and durations == [d for _, d in expected]  # every run, in time order
     assert occurrences(trace, "no_such_module", op)[1].size == 0
     # A top-ops row's events (Enter on it): the op's kernels, and any event named after the op
     from tui.model.links import events_of_name
@@ -227,29 +231,29 @@ def test_gpu_kernels_count_towards_the_op_in_their_stats(corpus, name):
 
 def test_an_instructions_runs_on_a_gpu_are_its_kernels(corpus):
     """The details' profile figures (TraceLinks) on a GPU: the kernels whose stats name the
-    instruction and its module, not the host's launch events named after the op. The module is
-    a hand-written stand-in with the profile's module and op names (no dump came with it)."""
-    from tui.model.hlo import parse_hlo
+    instruction and its program, not the host's launch events named after the op, nor the
+    kernels of the same op in another program of that module (`jit_matmul` ran at five shapes).
+    The modules are the programs the profile holds."""
     from tui.model.links import TraceLinks
 
     path = corpus / "traces" / "tracelens_jax08_rocm_attention.xplane.pb"
-    module = parse_hlo("""HloModule jit_matmul, is_scheduled=true
-
-ENTRY %main (a: bf16[4096,4096], b: bf16[4096,4096]) -> bf16[4096,4096] {
-  %a = bf16[4096,4096]{1,0} parameter(0)
-  %b = bf16[4096,4096]{1,0} parameter(1)
-  ROOT %custom-call.1 = bf16[4096,4096]{1,0} custom-call(%a, %b), custom_call_target="__cublas$lt$matmul"
-}
-""")
-    trace = load_trace(path)
-    links = TraceLinks(trace, module)
+    ws = load_workspace([path])
+    trace = ws.trace
     oracle = kernels_by_profiledata(path)
-    runs = links.occurrences(module.instruction("custom-call.1"))
-    expected = [d for o, m, _, _, d in sorted(oracle, key=lambda k: k[3]) if (o, m) == ("custom-call.1", "jit_matmul")]
-    assert runs.count == len(expected) > 0 and runs.total_ns == sum(expected)
-    assert all(trace.tracks[k].name.startswith("Stream") for k, _ in runs.events)
-    step, where = links.step_ns()
-    assert step == sum(d for _, m, _, _, d in oracle if m == "jit_matmul") and "GPU kernels" in where
+    matmuls = [entry for entry in ws.modules if entry.name == "jit_matmul"]
+    assert len(matmuls) == 5
+    for entry in matmuls:
+        module = entry.load()
+        ins = next(i for i in module.entry.instructions if i.opcode in ("custom-call", "fusion"))
+        links = TraceLinks(trace, module, entry.label)
+        runs = links.occurrences(ins)
+        expected = [d for o, m, _, _, d in sorted(oracle, key=lambda k: k[3]) if (o, m) == (ins.name, entry.label)]
+        assert runs.count == len(expected) > 0 and runs.total_ns == sum(expected), entry.label
+        assert all(trace.tracks[k].name.startswith("Stream") for k, _ in runs.events)
+        step, where = links.step_ns()
+        assert step == sum(d for _, m, _, _, d in oracle if m == entry.label) and "GPU kernels" in where
+    every = TraceLinks(trace, matmuls[0].load()).occurrences(matmuls[0].load().instruction("custom-call.1"))
+    assert every.count == sum(1 for o, m, *_ in oracle if o == "custom-call.1" and module_name(m) == "jit_matmul")
 
 
 def test_tpu_program_runs_flow_from_their_enqueue(corpus):

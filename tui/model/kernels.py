@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tui.model.links import instruction_in, kernel_ops, kernel_tracks
+from tui.model.links import instruction_in, kernel_ops, kernel_programs, kernel_tracks
 from tui.model.shapes import human_bytes
 from tui.model.trace import NameStats, Track, name_stats
 from tui.model.workspace import Workspace
@@ -77,22 +77,22 @@ def _launch(track: Track, i: int) -> str:
 def _add_ops(ws: Workspace, track: Track, ops_of: dict[int, set[str]]) -> None:
     """The instructions each kernel name of `track` ran (its `hlo_op`s, CUDA graph nodes resolved)."""
     codes, ops = kernel_ops(track)
-    module_codes, modules = track.stat_codes("hlo_module")
+    program_codes, programs = kernel_programs(track)
     ran = np.flatnonzero(codes >= 0)
-    _, first = np.unique(np.stack([track.name_id[ran], codes[ran], module_codes[ran]], 1), axis=0, return_index=True)
+    _, first = np.unique(np.stack([track.name_id[ran], codes[ran], program_codes[ran]], 1), axis=0, return_index=True)
     found: dict[tuple[str, str | None], str] = {}
     for i in ran[first].tolist():
         op = ops[codes[i]]
-        module = modules[module_codes[i]] if module_codes[i] >= 0 else None
-        if (op, module) not in found:
-            found[op, module] = _instruction_name(ws, module, op)
-        if found[op, module]:
-            ops_of.setdefault(int(track.name_id[i]), set()).add(found[op, module])
+        program = programs[program_codes[i]] if program_codes[i] >= 0 else None
+        if (op, program) not in found:
+            found[op, program] = _instruction_name(ws, program, op)
+        if found[op, program]:
+            ops_of.setdefault(int(track.name_id[i]), set()).add(found[op, program])
 
 
-def _instruction_name(ws: Workspace, module: str | None, op: str) -> str:
+def _instruction_name(ws: Workspace, program: str | None, op: str) -> str:
     """The instruction `op` names, or `op` itself; '' for a CUDA graph node no module explains."""
-    found = instruction_in(ws, module, op)
+    found = instruction_in(ws, program, op)
     return found[1].name if found else "" if "#" in op else op
 
 

@@ -43,7 +43,7 @@ from tui.model.workspace import ModuleEntry, Workspace
 
 MODULES_TRACK = "XLA Modules"
 OPS_TRACK = "XLA Ops"
-HLO_OP, HLO_MODULE = "hlo_op", "hlo_module"
+HLO_OP, HLO_MODULE, PROGRAM_ID = "hlo_op", "hlo_module", "program_id"
 CORRELATION_KEYS = ("correlation_id", "correlation")  # an xplane's GPU stats; a PyTorch profiler trace's args
 _PROGRAM_ID = re.compile(r"\(\d+\)$")
 GRAPH_NODE = "cuda_graph_node_id"
@@ -119,7 +119,7 @@ class TraceLinks:
                 if kernels:
                     if t not in kernels:
                         continue
-                    hits = kernel_events(track, self.module.name, ins)
+                    hits = kernel_events(track, self.program or self.module.name, ins)
                 elif name_id is not None:
                     order, ids = self._sorted(t)
                     hits = np.sort(order[np.searchsorted(ids, name_id, "left") : np.searchsorted(ids, name_id, "right")])
@@ -145,12 +145,12 @@ class TraceLinks:
         return self._step
 
     def _measure_step(self) -> tuple[int, str]:
-        name = self.module.name
+        name = self.program or self.module.name
         total = 0
         for track in self.trace.tracks:
             if track.name == MODULES_TRACK:
                 for i in range(track.count):
-                    if module_name(track.event_name(i)) == name:
+                    if track.event_name(i) == name or module_name(track.event_name(i)) == name:
                         total += int(track.dur_ns[i])
         if total:
             return total, f"{name} on {MODULES_TRACK}"
@@ -158,9 +158,8 @@ class TraceLinks:
         if kernels:
             for k in kernels:
                 track = self.trace.tracks[k]
-                codes, modules = track.stat_codes(HLO_MODULE)
-                ours = np.array([m == name for m in modules] + [False], bool)  # code -1: no module stat
-                total += int(track.dur_ns[ours[codes]].sum())
+                codes, programs = kernel_programs(track)
+                total += int(track.dur_ns[of_program(programs, name)[codes]].sum())
             return total, "all of this module's GPU kernels"
         matched = np.fromiter(self._ids.values(), np.int64, len(self._ids))
         for track in self.trace.tracks:
@@ -220,7 +219,10 @@ def instruction_for_event(ws: Workspace, track: Track, i: int) -> tuple[str, str
         return None
     args = track.event_args(i)
     op = str(args.get("hlo_op") or track.event_name(i))
-    module = args.get("hlo_module") or _enclosing_program(ws.trace, track, i)
+    module = args.get("hlo_module")
+    if module and args.get(PROGRAM_ID) is not None:  # a GPU kernel's program, as a profile's own are named
+        module = f"{module}({args[PROGRAM_ID]})"
+    module = module or _enclosing_program(ws.trace, track, i)
     if op.startswith(COMMAND_BUFFER):
         codes, ops = kernel_ops(track)
         op = ops[codes[i]]
@@ -310,7 +312,7 @@ def occurrences(trace: Trace, module: str | None, instruction: HloInstruction | 
         module = module_name(program)
     kernels = kernel_tracks(trace)
     if kernels:
-        hits = [kernel_events(trace.tracks[k], module, instruction) for k in kernels]
+        hits = [kernel_events(trace.tracks[k], program or module, instruction) for k in kernels]
         tracks = np.concatenate([np.full(len(h), k, np.int32) for k, h in zip(kernels, hits)])
         found = np.concatenate(hits)
         starts = np.concatenate([trace.tracks[k].start_ns[h] for k, h in zip(kernels, hits)])
@@ -429,6 +431,32 @@ def kernel_ops(track: Track) -> tuple[np.ndarray, list[str]]:
 _kernel_ops: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def kernel_programs(track: Track) -> tuple[np.ndarray, list[str]]:
+    """The program each event of a kernel track ran in, as `Track.stat_codes` gives a stat:
+    `module(program id)` where the kernel has a `program_id` stat beside its `hlo_module` (as
+    a profile's own programs are labelled: two programs of one name, `jit_matmul` at two
+    shapes, are told apart), else the module name."""
+    found = _kernel_programs.get(track)
+    if found is None:
+        module_codes, modules = track.stat_codes(HLO_MODULE)
+        id_codes, ids = track.stat_codes(PROGRAM_ID)
+        pairs, inverse = np.unique(np.stack([module_codes, id_codes], 1), axis=0, return_inverse=True)
+        named = pairs[:, 0] >= 0
+        programs = [f"{modules[m]}({ids[i]})" if i >= 0 else modules[m] for m, i in pairs[named].tolist()]
+        number = np.where(named, np.cumsum(named) - 1, -1)
+        found = _kernel_programs[track] = (number[inverse.ravel()].astype(np.int32), programs)
+    return found
+
+
+_kernel_programs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def of_program(programs: list[str], program: str) -> np.ndarray:
+    """Per program of `programs`, whether it is `program` (with its id) or, given a module name,
+    one of that module; one more entry, False, for code -1 (none)."""
+    return np.array([p == program or module_name(p) == program for p in programs] + [False], bool)
+
+
 def kernel_op_names(trace: Trace) -> dict[str, str]:
     """GPU kernel name -> the op its first run names in `hlo_op` (to colour kernels by their op)."""
     found: dict[str, str] = {}
@@ -442,20 +470,20 @@ def kernel_op_names(trace: Trace) -> dict[str, str]:
     return found
 
 
-def kernel_events(track: Track, module: str | None, instruction: HloInstruction | str) -> np.ndarray:
-    """Events (ascending) of a kernel track that ran `instruction` (or the op of that name), of
-    `module` where the event names its module."""
+def kernel_events(track: Track, program: str | None, instruction: HloInstruction | str) -> np.ndarray:
+    """Events (ascending) of a kernel track that ran `instruction` (or the op of that name), in
+    `program` (`jit_f(12)`, or any program of a module name) where the event names its own."""
     codes, ops = kernel_ops(track)
     keys = op_keys(instruction) if isinstance(instruction, HloInstruction) else {instruction}
     wanted = [k for k, op in enumerate(ops) if op in keys]
     if not wanted:
         return np.zeros(0, np.intp)
     hits = np.flatnonzero(np.isin(codes, wanted))
-    if module is not None:
-        module_codes, modules = track.stat_codes(HLO_MODULE)
-        # code -1 (no module stat) is kept only on a track where no kernel names its module
-        named = np.array([m == module for m in modules] + [not modules], bool)
-        hits = hits[named[module_codes[hits]]]
+    if program is not None:
+        program_codes, programs = kernel_programs(track)
+        named = of_program(programs, program)
+        named[-1] = not programs  # code -1 (no module stat) is kept only on a track where no kernel names one
+        hits = hits[named[program_codes[hits]]]
     return hits
 
 
@@ -486,7 +514,7 @@ def top_ops(ws: Workspace) -> list[NameStats]:
     for k in kernels:
         track = trace.tracks[k]
         codes, ops = kernel_ops(track)
-        program_codes, programs = track.stat_codes(HLO_MODULE)
+        program_codes, programs = kernel_programs(track)
         ran = np.flatnonzero(codes >= 0)
         table.add(track, ran, ops, codes[ran], programs, program_codes[ran])
     if not kernels:
