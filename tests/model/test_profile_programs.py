@@ -11,7 +11,7 @@ from conftest import FIXTURES
 from tui.model.errors import InputError
 from tui.model.hlo import parse_hlo
 from tui.model.inputs import load_workspace
-from tui.model.links import TraceLinks, instruction_for_event, modules_for, top_ops
+from tui.model.links import TraceLinks, instruction_for_event, modules_for, program_of, top_ops
 from tui.model.memory import SOURCE_COMPUTED, SOURCE_LIVE_RANGE, memory_counters, peak_memory
 from tui.model.profile_programs import embedded_programs
 from tui.model.summary import summarize
@@ -99,6 +99,12 @@ def test_modules_for_a_program_put_that_program_first():
     ws = Workspace(entries)
     assert [m.label for m in modules_for(ws, "jit_stage(10)")] == ["jit_stage(10)", "jit_stage(8)"]
     assert [m.label for m in modules_for(ws, "jit_stage")] == ["jit_stage(8)", "jit_stage(10)"]
+    # a dump's modules are numbered by the same unique id as the profile's programs
+    dumped = [ModuleEntry(label=f"module_{n:04d}.jit_stage", name="jit_stage", path=CPU_PROFILE) for n in (8, 10)]
+    ws = Workspace(dumped)
+    assert [m.label for m in modules_for(ws, "jit_stage(10)")] == ["module_0010.jit_stage", "module_0008.jit_stage"]
+    assert [m.label for m in modules_for(ws, "jit_stage(9)")] == ["module_0008.jit_stage", "module_0010.jit_stage"]
+    assert [program_of(m) for m in dumped] == ["jit_stage(8)", "jit_stage(10)"]
 
 
 def test_bad_program_bytes_are_one_clear_error():
@@ -127,3 +133,17 @@ def test_a_tpu_programs_device_memory_is_what_its_allocator_reserved(corpus):
     assert peak.by_space["device"] <= reserved <= peak.by_space["device"] * 1.001
     row = next(m for m in summarize(ws)["modules"] if m["label"] == ws.main.label)
     assert row["peak_memory_by_space"] == peak.by_space and row["peak_memory_bytes"] == peak.bytes
+
+
+def test_a_dumps_module_counts_its_own_programs_runs_where_the_profile_ran_it():
+    """The H100 dump and profile come from one run: `module_4635.jit_train_step` is the program
+    `jit_train_step(4635)`. Paired with a profile of another run (ids that do not match), the
+    module's runs are all of its name's, as before."""
+    ws = load_workspace([FIXTURES / "gpu"])
+    module = ws.main.load()
+    assert program_of(ws.main) == "jit_train_step(4635)"
+    fusion = module.instruction("gemm_fusion_dot.9")
+    same_run = TraceLinks(ws.trace, module, program_of(ws.main))
+    other_run = TraceLinks(ws.trace, module, "jit_train_step(7)")
+    assert same_run.program == "jit_train_step(4635)" and other_run.program is None
+    assert same_run.occurrences(fusion).count == other_run.occurrences(fusion).count == 3  # 3 profiled steps

@@ -46,6 +46,7 @@ OPS_TRACK = "XLA Ops"
 HLO_OP, HLO_MODULE, PROGRAM_ID = "hlo_op", "hlo_module", "program_id"
 CORRELATION_KEYS = ("correlation_id", "correlation")  # an xplane's GPU stats; a PyTorch profiler trace's args
 _PROGRAM_ID = re.compile(r"\(\d+\)$")
+_DUMP_LABEL = re.compile(r"module_(\d+)\.(.+)")  # tui.model.dump's labels
 GRAPH_NODE = "cuda_graph_node_id"
 COMMAND_BUFFER = "command_buffer"  # XLA's name for a CUDA graph of thunks (`command_buffer_1`)
 _NOT_IN_C_NAMES = re.compile(r"[^A-Za-z0-9_]")
@@ -85,7 +86,8 @@ class TraceLinks:
     def __init__(self, trace, module: HloModule, program: str | None = None):
         self.trace = trace
         self.module = module
-        self.program = program  # the one program the module is (a profile's own): only its runs count
+        self._program = program  # the one program the module is (program_of): only its runs count
+        self._ran: bool | None = None
         self._name_ids: dict[str, int] | None = None
         self._step: tuple[int, str] | None = None
         self._index: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -99,6 +101,15 @@ class TraceLinks:
             module = self.module
             self._name_ids = {name: i for i, name in enumerate(self.trace.names) if module.instruction(name) is not None}
         return self._name_ids
+
+    @property
+    def program(self) -> str | None:
+        """The module's program, where the trace ran it; else None, and every run of the module counts."""
+        if self._ran is None:
+            program, trace = self._program, self.trace
+            self._ran = program is not None and (program in trace.names or any(
+                program in kernel_programs(trace.tracks[k])[1] for k in kernel_tracks(trace)))
+        return self._program if self._ran else None
 
     def _sorted(self, track_index: int) -> tuple[np.ndarray, np.ndarray]:
         """(event indices ordered by name id, their name ids) for one track."""
@@ -207,7 +218,17 @@ def modules_for(ws: Workspace, program: str | None) -> list[ModuleEntry]:
         return [entry for entry in (current, None if main is current else main) if entry is not None]
     module = module_name(program)
     named = [entry for entry in ws.modules if entry.name == module]
-    return sorted(named, key=lambda entry: (entry.label != program, entry.stage == "before optimizations"))
+    return sorted(named, key=lambda entry: (program_of(entry) != program, entry.stage == "before optimizations"))
+
+
+def program_of(entry: ModuleEntry) -> str | None:
+    """The program a module is (`jit_f(12)`), where its label says: a profile's own are labelled
+    so, a dump's `module_0012.jit_f` (XLA numbers both by the module's unique id; a dump and a
+    profile of different runs may not agree, so a profile that never ran it is not held to it)."""
+    if entry.span is not None:
+        return entry.label
+    dumped = _DUMP_LABEL.fullmatch(entry.label)
+    return f"{dumped.group(2)}({int(dumped.group(1))})" if dumped else None
 
 
 def instruction_for_event(ws: Workspace, track: Track, i: int) -> tuple[str, str] | None:

@@ -25,7 +25,7 @@ from tui.model.categories import instruction_category
 from tui.model.cost import CostModel
 from tui.model.graph_layout import short_shape
 from tui.model.hlo import HloInstruction
-from tui.model.links import TraceLinks
+from tui.model.links import TraceLinks, program_of
 from tui.model.roofline import Chip, chip_for, roofline
 from tui.model.shapes import human_bytes
 from tui.model.workspace import Selection, Workspace
@@ -249,7 +249,7 @@ class DetailsScreen(WorkspaceScreen):
         label = ws.selection.module
         if label not in self._links:
             current = ws.current
-            self._links[label] = TraceLinks(ws.trace, ws.hlo, current.label if current is not None and current.span else None)
+            self._links[label] = TraceLinks(ws.trace, ws.hlo, program_of(current) if current is not None else None)
         return self._links[label]
 
     def _devices(self) -> list:
