@@ -147,3 +147,19 @@ def test_a_dumps_module_counts_its_own_programs_runs_where_the_profile_ran_it():
     other_run = TraceLinks(ws.trace, module, "jit_train_step(7)")
     assert same_run.program == "jit_train_step(4635)" and other_run.program is None
     assert same_run.occurrences(fusion).count == other_run.occurrences(fusion).count == 3  # 3 profiled steps
+
+
+def test_a_program_the_profile_holds_cut_is_left_out_with_a_warning(tmp_path):
+    """The main program's proto damaged inside an otherwise sound profile: the profile opens,
+    that program is left out with one line saying which, and the next one is the main module."""
+    raw = bytearray(CPU_PROFILE.read_bytes())
+    main = next(p for p in embedded_programs(bytes(raw))[0] if p.name == "jit_train_step(14)")
+    raw[main.start : main.start + 64] = b"\xff" * 64
+    damaged = tmp_path / "host.xplane.pb"
+    damaged.write_bytes(bytes(raw))
+    ws = load_workspace([damaged])
+    assert "jit_train_step(14)" not in {m.label for m in ws.modules} and ws.main is not None and ws.main.loaded
+    assert ws.trace is not None and ws.trace.event_count == load_workspace([CPU_PROFILE]).trace.event_count
+    assert [w for w in ws.warnings if w.startswith("left out: ")] == [
+        f"left out: {damaged}: its program jit_train_step(14): not a serialized HloProto or HloModuleProto "
+        "(truncated, or another kind of .pb file)"]

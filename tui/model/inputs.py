@@ -108,6 +108,15 @@ def load_workspace(paths: list[str | os.PathLike], main: str | None = None, prog
         if not modules:
             modules = _profile_modules(trace)
     main_entry = _pick_main(modules, main, trace) if modules else None
+    while main_entry is not None and main_entry.span is not None:  # a profile's program: one it holds cut or bad is left out
+        try:
+            say(f"Parsing {main_entry.label}")
+            main_entry.load()
+            break
+        except InputError as e:
+            warnings.append(f"left out: {e}")
+            modules.remove(main_entry)
+            main_entry = _pick_main(modules, main, trace) if modules else None
     if main is not None and main_entry is None and modules:
         raise InputError(paths[0], f"no module matches --main {main!r} (have: {', '.join(m.label for m in modules[:8])}...)")
     ws = Workspace(modules, main_entry, trace, [str(p) for p in paths])

@@ -55,7 +55,12 @@ class ModuleEntry:
         """Parse (once) and return the module; InputError if the file is bad."""
         with self._lock:
             if self._hlo is None:
-                self._hlo = read_hlo(self.path, self.span)
+                try:
+                    self._hlo = read_hlo(self.path, self.span)
+                except InputError as e:
+                    if self.span is None:
+                        raise
+                    raise InputError(self.path, f"its program {self.label}: {e.problem}", e.line, e.column) from None
             return self._hlo
 
     @property
