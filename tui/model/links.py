@@ -49,6 +49,8 @@ _PROGRAM_ID = re.compile(r"\(\d+\)$")
 _DUMP_LABEL = re.compile(r"module_(\d+)\.(.+)")  # tui.model.dump's labels
 GRAPH_NODE = "cuda_graph_node_id"
 COMMAND_BUFFER = "command_buffer"  # XLA's name for a CUDA graph of thunks (`command_buffer_1`)
+# The kernel a CUDA graph's memcpy node runs: one per copy thunk, the entry's copies in program order.
+GRAPH_MEMCPY = "memcpy32_post"
 _NOT_IN_C_NAMES = re.compile(r"[^A-Za-z0-9_]")
 
 
@@ -277,11 +279,16 @@ def find_instruction(module: HloModule, op: str) -> HloInstruction | None:
 
 def op_keys(ins: HloInstruction) -> frozenset[str]:
     """The ops (kernel_ops) that are runs of `ins`: its name, its kernel's, and its place among
-    the fusions that share a kernel (named after the first of them that runs it)."""
+    the fusions that share a kernel (named after the first of them that runs it), or among the
+    copies a CUDA graph runs with its memcpy kernel."""
     _, groups = _kernels(ins.computation.module)
-    group = groups[_group(ins)]
+    key = _group(ins)
+    group = groups[key]
     place = group.index(ins)
-    shared = (f"{kernel_name(first.name)}#{place - k}" for k, first in enumerate(group[: place + 1]))
+    if key == GRAPH_MEMCPY:
+        shared = [f"{GRAPH_MEMCPY}#{place}"] + ([GRAPH_MEMCPY] if place == 0 else [])
+    else:
+        shared = [f"{kernel_name(first.name)}#{place - k}" for k, first in enumerate(group[: place + 1])]
     return frozenset([ins.name, kernel_name(ins.name), *shared])
 
 
@@ -297,7 +304,10 @@ def kernel_name(instruction: str) -> str:
 
 
 def _group(ins: HloInstruction) -> str:
-    """Fusions XLA compiled to one kernel share a `deduplicated_name`."""
+    """Fusions XLA compiled to one kernel share a `deduplicated_name`; the entry's copies, run
+    in a CUDA graph, share its memcpy kernel."""
+    if ins.opcode == "copy" and ins.computation is ins.computation.module.entry:
+        return GRAPH_MEMCPY
     shared = ins.metadata.get("deduplicated_name") if "deduplicated_name=" in ins.attr_text else None
     return shared or ins.name
 
@@ -312,6 +322,8 @@ def _kernels(module: HloModule) -> tuple[dict[str, HloInstruction], dict[str, li
         for ins in module.instructions():
             own[kernel_name(ins.name)] = ins
             groups.setdefault(_group(ins), []).append(ins)
+        if GRAPH_MEMCPY in groups:
+            own.setdefault(GRAPH_MEMCPY, groups[GRAPH_MEMCPY][0])
         found = _by_kernel[module] = (own, groups)
     return found
 
