@@ -14,9 +14,10 @@ from conftest import FIXTURES, main_hlo
 from tui.model.hlo import parse_hlo
 from tui.model.live_ranges import compute_live_ranges, xla_byte_size
 from tui.model.memory import (
-    ARGUMENTS_SCOPE, KINDS, SOURCE_BUFFER_ASSIGNMENT, SOURCE_COMPUTED, SOURCE_LIVE_RANGE, SOURCE_MEMORY_ANALYSIS,
-    MemoryProfile, memory_counters, memory_profile, peak_memory, split_scope, why_no_profile,
+    KINDS, SOURCE_BUFFER_ASSIGNMENT, SOURCE_COMPUTED, SOURCE_LIVE_RANGE, SOURCE_MEMORY_ANALYSIS,
+    MemoryProfile, memory_counters, memory_profile, peak_memory, why_no_profile,
 )
+from tui.model.scopes import ARGUMENTS_SCOPE, split_scope
 from tui.model.shapes import parse_shape
 from tui.model.workspace import ModuleEntry
 from tui.model.xla_memory_files import parse_buffer_assignment, parse_live_range

@@ -482,6 +482,43 @@ async def test_op_time_by_category_and_a_categorys_ops():
         assert not panel.showing_table
 
 
+async def test_op_time_by_name_scope_and_a_scopes_ops():
+    """`p`: the top ops added up by JAX name scope, from where the scopes part (layer0, layer1,
+    their gradients: `transpose(jvp(layer0))`); `+` a level deeper (attn, mlp), `-` back; Enter
+    lists a scope's ops and Enter on one goes to its runs; `p` again: the scopes, then closed."""
+    from tui.model.links import op_instructions, op_scopes
+
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view, panel = await open_table(pilot, "p")
+        rows = top_ops(app.workspace)
+        instructions = op_instructions(app.workspace, rows)
+        scopes, of = op_scopes(rows, instructions, 2)
+        assert [row.name for row in panel.rows] == [s.name for s in scopes] and "2 deep" in panel.title
+        assert {"jit(train_step)/jvp(layer0)", "jit(train_step)/transpose(jvp(layer1))"} <= {s.name for s in scopes}
+        assert sum(s.total_ns for s in scopes) == sum(r.total_ns for r in rows)  # every op once
+        await pilot.press("plus")
+        deeper = [row.name for row in panel.rows]
+        assert "jit(train_step)/jvp(layer0)/mlp" in deeper and "jit(train_step)/jvp(layer0)/attn" in deeper
+        await pilot.press("minus")
+        assert [row.name for row in panel.rows] == [s.name for s in scopes]
+        await pilot.press("enter")
+        first = scopes[0].name
+        assert [row.name for row in panel.rows] == [row.name for row, name in zip(rows, of) if name == first]
+        assert panel.title.startswith(f" {first}:")
+        await pilot.press("minus")  # the scope's ops: no levels to change
+        assert panel.title.startswith(f" {first}:")
+        first_op = panel.rows[0].name
+        await pilot.press("enter")
+        cursor = view.cursor
+        assert view.has_focus and app.workspace.trace.tracks[cursor[0]].event_name(cursor[1]) == first_op
+        await pilot.press("p")
+        await settle(pilot)
+        assert [row.name for row in panel.rows] == [s.name for s in scopes]
+        await pilot.press("p")
+        assert not panel.showing_table
+
+
 async def test_its_runs_from_the_details_screen_jump_to_the_occurrences():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:

@@ -38,6 +38,7 @@ import numpy as np
 from tui.model.categories import category_of_event_name, instruction_category
 from tui.model.cost import op_cost
 from tui.model.hlo import HloInstruction, HloModule
+from tui.model.scopes import NO_SCOPE, name_scope
 from tui.model.trace import NameStats, Trace, Track, name_stats
 from tui.model.workspace import ModuleEntry, Workspace
 
@@ -568,6 +569,7 @@ class OpProfile(NamedTuple):
     rates: list[float | None]  # each op's achieved FLOP/s (op_flop_rates)
     category_of: list[str]  # each op's category (op_categories)
     categories: list[NameStats]  # the ops' time by category, largest total first
+    instructions: list[HloInstruction | None]  # each op's instruction, where a module has it (op_instructions)
 
 
 def op_profile(ws: Workspace) -> OpProfile:
@@ -577,7 +579,7 @@ def op_profile(ws: Workspace) -> OpProfile:
     instructions = op_instructions(ws, ops)
     ops = [row if ins is None else row._replace(name=ins.name) for row, ins in zip(ops, instructions)]
     categories, category_of = op_categories(ops, instructions)
-    return OpProfile(ops, op_flop_rates(ops, instructions), category_of, categories)
+    return OpProfile(ops, op_flop_rates(ops, instructions), category_of, categories, instructions)
 
 
 def op_instructions(ws: Workspace, rows: list[NameStats]) -> list[HloInstruction | None]:
@@ -593,15 +595,28 @@ def op_categories(rows: list[NameStats], instructions: list[HloInstruction | Non
     (`fusion.3`, `all-reduce-start.1`)."""
     of = [instruction_category(ins) if ins is not None else category_of_event_name(row.name)
           for row, ins in zip(rows, instructions)]
+    return _added_up(rows, of), of
+
+
+def op_scopes(rows: list[NameStats], instructions: list[HloInstruction | None], depth: int) -> tuple[list[NameStats], list[str]]:
+    """XProf's Framework Op Stats, for JAX: top-ops rows added up by name scope (the op_name of
+    their instruction without the op, cut to `depth` parts: `jit(step)/jit(main)/layer3`),
+    largest total first; and each row's scope. Ops no module has are `(no op_name)`."""
+    of = [name_scope(ins, depth) if ins is not None else NO_SCOPE for ins in instructions]
+    return _added_up(rows, of), of
+
+
+def _added_up(rows: list[NameStats], keys: list[str]) -> list[NameStats]:
+    """Rows added up by key (`keys[k]` is row k's), largest total first."""
     groups: dict[str, list[NameStats]] = {}
-    for row, name in zip(rows, of):
-        groups.setdefault(name, []).append(row)
+    for row, key in zip(rows, keys):
+        groups.setdefault(key, []).append(row)
     totals = []
     for name, members in groups.items():
         count, total = sum(r.count for r in members), sum(r.total_ns for r in members)
         totals.append(NameStats(name, count, total, sum(r.self_ns for r in members), total / count,
                                 min(r.min_ns for r in members), max(r.max_ns for r in members)))
-    return sorted(totals, key=lambda row: -row.total_ns), of
+    return sorted(totals, key=lambda row: -row.total_ns)
 
 
 def op_flop_rates(rows: list[NameStats], instructions: list[HloInstruction | None]) -> list[float | None]:

@@ -25,6 +25,7 @@ from tui.model.hlo import HloInstruction, HloModule
 from tui.model.live_ranges import (
     LiveRanges, LiveValue, compute_live_ranges, output_aliases, shape_indices, subshape, xla_byte_size,
 )
+from tui.model.scopes import name_scope
 from tui.model.workspace import ModuleEntry
 
 SOURCE_LIVE_RANGE = "XLA live-range file"
@@ -34,8 +35,6 @@ SOURCE_COMPUTED = "computed from the schedule"
 
 KINDS = ("parameter", "output", "temp", "constant", "thread-local", "other")
 SORTS = ("size", "padding waste", "program order")
-ARGUMENTS_SCOPE = "(arguments)"
-NO_SCOPE = "(no op_name)"
 
 
 @dataclass
@@ -249,7 +248,7 @@ class MemoryProfile:
 
     def scope_of(self, row: int) -> str:
         """The full name scope of a row's defining op."""
-        return _scope(self.values[row].instruction, None)
+        return name_scope(self.values[row].instruction, None)
 
     def scope_totals(self, time: int, depth: int) -> list[tuple[str, int]]:
         """Padded bytes live at `time` per JAX name scope, cut to `depth` components, largest first."""
@@ -263,7 +262,7 @@ class MemoryProfile:
     def _scope_ids(self, depth: int) -> tuple[list[str], np.ndarray]:
         if depth not in self._scopes:
             index: dict[str, int] = {}
-            ids = np.fromiter((index.setdefault(_scope(v.instruction, depth), len(index)) for v in self.values),
+            ids = np.fromiter((index.setdefault(name_scope(v.instruction, depth), len(index)) for v in self.values),
                               np.int64, len(self.values))
             self._scopes[depth] = (list(index), ids)
         return self._scopes[depth]
@@ -310,32 +309,6 @@ def _padded(shape) -> int:
 
 def _logical(shape) -> int:
     return xla_byte_size(shape) if shape.is_tuple else shape.byte_size
-
-
-def split_scope(op_name: str) -> list[str]:
-    """`jit(f)/transpose(jvp(a/b))/dot` -> ['jit(f)', 'transpose(jvp(a/b))', 'dot']: slashes inside
-    parentheses belong to their component."""
-    parts, depth, start = [], 0, 0
-    for i, c in enumerate(op_name):
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "/" and depth == 0:
-            parts.append(op_name[start:i])
-            start = i + 1
-    parts.append(op_name[start:])
-    return [p for p in parts if p]
-
-
-def _scope(ins: HloInstruction, depth: int | None) -> str:
-    """The name scope that made a value: its op_name without the op itself, cut to `depth` parts."""
-    if ins.opcode == "parameter" and ins.computation is ins.computation.module.entry:
-        return ARGUMENTS_SCOPE
-    parts = split_scope(ins.op_name)
-    if len(parts) > 1:
-        parts = parts[:-1]
-    return "/".join(parts[:depth]) if parts else NO_SCOPE
 
 
 # -- loading ----------------------------------------------------------------------------------

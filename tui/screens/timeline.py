@@ -20,8 +20,9 @@ from textual.widgets import Input
 from tui.model.errors import InputError
 from tui.model.cost import op_cost
 from tui.model.links import (correlated, events_of_name, instruction_for_event, instruction_or_name,
-                             kernel_op_names, OpProfile, occurrences, op_names, op_profile)
+                             kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes)
 from tui.model.kernels import KernelStats, kernel_stats
+from tui.model.scopes import parting_depth
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats, Trace, TraceLanes, return_freed_memory
@@ -34,6 +35,9 @@ BOLD, ITALIC, WARNING = Style(bold=True), Style(italic=True), Style(bold=True, c
 NO_PROFILE = "No profile loaded: open an .xplane.pb, a trace JSON or a logdir (alone or beside a dump)."
 FLOWS_LISTED = 8  # linked events listed in the panel
 INSTANTS_LISTED = 200  # instant events listed in the panel (the rest: zoom in)
+
+
+SCOPE_DEPTHS = 12  # the deepest name scope the table goes to
 
 
 class TimelineScreen(WorkspaceScreen):
@@ -53,7 +57,10 @@ class TimelineScreen(WorkspaceScreen):
     BINDINGS = [
         Binding("slash", "search", "Search"),
         Binding("t", "top_ops", "Top ops"),
-        Binding("T", "top_ops(True)", "Ops by category", show=False),
+        Binding("T", "top_ops('categories')", "Ops by category", show=False),
+        Binding("p", "top_ops('scopes')", "Ops by name scope", show=False),
+        Binding("minus", "scope_depth(-1)", "Name scope -", show=False),
+        Binding("plus,equals_sign", "scope_depth(1)", "Name scope +", show=False),
         Binding("k", "kernel_stats", "GPU kernels", show=False),
         Binding("right_square_bracket", "flow(1)", "Follow flow"),
         Binding("left_square_bracket", "flow(-1)", "Flow back", show=False),
@@ -81,6 +88,8 @@ class TimelineScreen(WorkspaceScreen):
         # correlation_id (a kernel's launch, a launch's kernel)
         self._pending: Selection | None = None  # to follow once the tracks are decoded
         self._ops: OpProfile | None = None  # the top-ops tables, once worked out
+        self._scopes: tuple[list[NameStats], list[str]] | None = None  # the ops by name scope, and each op's
+        self._scope_depth: int | None = None  # of that table: where the ops' scopes part, until -/+
         self._kernels: KernelStats | None = None  # the GPU kernel table, once worked out
         self._searched: str | None = None
         super().on_mount()
@@ -92,6 +101,7 @@ class TimelineScreen(WorkspaceScreen):
     # -- workspace and selection ----------------------------------------------------------------
     def show_workspace(self, ws: Workspace) -> None:
         self._link, self._ops, self._kernels, self._flows = None, None, None, (-1, -1, [])
+        self._scopes = self._scope_depth = None
         self._pending = ws.selection
         self.view.set_trace(ws.trace, op_names(ws))
         self._show_trace_facts()
@@ -274,6 +284,8 @@ class TimelineScreen(WorkspaceScreen):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "flow":
             return bool(self._flows[2])
+        if action == "scope_depth":
+            return self._scopes is not None and self.panel.rows is self._scopes[0]
         return super().check_action(action, parameters)
 
     def action_flow(self, direction: int) -> None:
@@ -424,44 +436,65 @@ class TimelineScreen(WorkspaceScreen):
                  f"{sum(row.count for row in rows):,} events of {len(rows):,} names, largest total first")
         self.panel.show_table(title, rows)
 
-    def action_top_ops(self, by_category: bool = False) -> None:
-        """`t`: the top XLA ops (again: the trace's facts); `T`: the same time by op category,
-        where Enter lists that category's ops (XProf's Op Profile). The table takes the keys
-        (arrows, Enter, `s` sorts) until it closes or Esc."""
+    def action_top_ops(self, table: str = "ops") -> None:
+        """`t`: the top XLA ops (again: the trace's facts); `T`: their time by op category, where
+        Enter lists that category's ops (XProf's Op Profile); `p`: by JAX name scope (XProf's
+        Framework Op Stats), `-`/`+` a level up or down, Enter lists the scope's ops. The table
+        takes the keys (arrows, Enter, `s` sorts) until it closes or Esc."""
         if self.trace is None:
             return
         profile = self._ops
         if profile is None:
-            self._compute_top_ops(by_category)
-        elif self.panel.showing_table and self.panel.rows is (profile.categories if by_category else profile.ops):
+            self._compute_top_ops(table)
+        elif self.panel.showing_table and self.panel.rows is self._table_rows(table):
             self._show_trace_facts()
             self.view.focus()
         else:
-            self._ops_ready(profile, by_category)
+            self._ops_ready(profile, table)
+
+    def _table_rows(self, table: str) -> list[NameStats] | None:
+        if table == "scopes":
+            return self._scopes[0] if self._scopes is not None else None
+        return self._ops.categories if table == "categories" else self._ops.ops
 
     @work(thread=True, exclusive=True, group="timeline-ops")
-    def _compute_top_ops(self, by_category: bool) -> None:
+    def _compute_top_ops(self, table: str) -> None:
         self.trace.decode_all()
         try:
             profile = op_profile(self.workspace)
         except InputError as error:  # the file changed since it was loaded, or a module is bad
             self.app.call_from_thread(self.notify, str(error), severity="error")
             return
-        self.app.call_from_thread(self._ops_ready, profile, by_category)
+        self.app.call_from_thread(self._ops_ready, profile, table)
 
-    def _ops_ready(self, profile: OpProfile, by_category: bool) -> None:
+    def _ops_ready(self, profile: OpProfile, table: str) -> None:
         self._ops = profile
         self.panel.focus()
         rows = profile.ops
         total = sum(row.total_ns for row in rows)
         if not rows:
             self.panel.show_table(" No XLA op events recognised (load the program's HLO beside the profile)", rows)
-        elif by_category:
+        elif table == "categories":
             self.panel.show_table(f" XLA op time by category: {len(rows):,} ops in {len(profile.categories)} categories, "
                                   f"{format_ns(total, 6)} in all (Enter: the category's ops)", profile.categories, total)
+        elif table == "scopes":
+            self._show_scopes()
         else:
             self.panel.show_table(f" Top XLA ops over the whole trace: {self._ops_title(rows)}, {format_ns(total, 6)} in all",
                                   rows, total, profile.rates)
+
+    def _show_scopes(self) -> None:
+        profile = self._ops
+        if self._scope_depth is None:
+            self._scope_depth = parting_depth([ins for ins in profile.instructions if ins is not None], SCOPE_DEPTHS)
+        self._scopes = op_scopes(profile.ops, profile.instructions, self._scope_depth)
+        rows, total = self._scopes[0], sum(row.total_ns for row in profile.ops)
+        self.panel.show_table(f" XLA op time by JAX name scope, {self._scope_depth} deep (-/+): {len(rows):,} scopes, "
+                              f"{format_ns(total, 6)} in all (Enter: the scope's ops)", rows, total)
+
+    def action_scope_depth(self, delta: int) -> None:
+        self._scope_depth = max(1, min(SCOPE_DEPTHS, self._scope_depth + delta))
+        self._show_scopes()
 
     def action_kernel_stats(self) -> None:
         """`k`: XProf's GPU Kernel Stats, a row per kernel with its launch and the ops it ran
@@ -500,19 +533,23 @@ class TimelineScreen(WorkspaceScreen):
         programs = {row.program for row in rows}
         return f"{len(rows):,} ops" if len(programs) < 2 else f"{len(rows):,} ops of {len(programs)} programs"
 
-    def _show_category(self, name: str) -> None:
+    def _show_group(self, name: str, group_of: list[str], back: str) -> None:
+        """The ops of one category or name scope (`group_of[k]` is op k's)."""
         profile = self._ops
-        chosen = [k for k, category in enumerate(profile.category_of) if category == name]
+        chosen = [k for k, group in enumerate(group_of) if group == name]
         rows = [profile.ops[k] for k in chosen]
         total = sum(row.total_ns for row in profile.ops)
         self.panel.show_table(f" {name}: {self._ops_title(rows)}, {format_ns(sum(r.total_ns for r in rows), 6)} "
-                              f"of {format_ns(total, 6)} (T: all categories)", rows, total, [profile.rates[k] for k in chosen])
+                              f"of {format_ns(total, 6)} ({back})", rows, total, [profile.rates[k] for k in chosen])
 
     def _name_chosen(self, name: str, program: str | None) -> None:
         """A name in a table: its events (an op's runs in its program) become the matches; the
         cursor goes to the next one in time. A category's name lists its ops."""
         if self._ops is not None and self.panel.rows is self._ops.categories:
-            self._show_category(name)
+            self._show_group(name, self._ops.category_of, "T: all categories")
+            return
+        if self._scopes is not None and self.panel.rows is self._scopes[0]:
+            self._show_group(name, self._scopes[1], "p: all scopes")
             return
         if program is not None:
             op = instruction_or_name(self.workspace, program, name)

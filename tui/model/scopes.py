@@ -1,0 +1,46 @@
+"""JAX name scopes: an instruction's `op_name` (`jit(step)/jit(main)/layer3/attn/dot_general`)
+without the op itself, cut to a depth. The memory screen adds bytes up by them, the timeline
+time ("which part of my model holds the memory, takes the time")."""
+
+from __future__ import annotations
+
+from tui.model.hlo import HloInstruction
+
+ARGUMENTS_SCOPE = "(arguments)"
+NO_SCOPE = "(no op_name)"
+
+
+def split_scope(op_name: str) -> list[str]:
+    """`jit(f)/transpose(jvp(a/b))/dot` -> ['jit(f)', 'transpose(jvp(a/b))', 'dot']: slashes inside
+    parentheses belong to their component."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(op_name):
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "/" and depth == 0:
+            parts.append(op_name[start:i])
+            start = i + 1
+    parts.append(op_name[start:])
+    return [p for p in parts if p]
+
+
+def name_scope(ins: HloInstruction, depth: int | None) -> str:
+    """The name scope that made an instruction: its op_name without the op itself, cut to
+    `depth` parts (None: all); the entry's parameters are the arguments."""
+    if ins.opcode == "parameter" and ins.computation is ins.computation.module.entry:
+        return ARGUMENTS_SCOPE
+    parts = split_scope(ins.op_name)
+    if len(parts) > 1:
+        parts = parts[:-1]
+    return "/".join(parts[:depth]) if parts else NO_SCOPE
+
+
+def parting_depth(instructions: list[HloInstruction], most: int) -> int:
+    """The first depth at which the instructions' scopes part (JAX's all start alike,
+    `jit(step)/jit(main)`), at most `most`; those without a scope aside."""
+    for depth in range(1, most):
+        if len({name_scope(ins, depth) for ins in instructions} - {NO_SCOPE, ARGUMENTS_SCOPE}) > 1:
+            return depth
+    return most
