@@ -52,6 +52,10 @@ def test_summary_json_of_a_dump_with_its_profile():
     dots = sum(op["total_us"] for op in ops if module.instruction(op["name"]).opcode == "dot")
     assert all(op["flops_per_s"] > 0 for op in ops if module.instruction(op["name"]).opcode == "dot")
     assert next(c["total_us"] for c in categories if c["name"] == "matmul") >= dots > 0
+    scopes = summary["trace"]["op_scopes"]  # all of it again, by JAX name scope where those part
+    assert scopes["depth"] == 2 and abs(sum(c["share"] for c in scopes["scopes"]) - 1) < 1e-9
+    layers = {c["name"] for c in scopes["scopes"]}  # examples/transformer.py's named scopes, forward and backward
+    assert {"jit(train_step)/jvp(layer0)", "jit(train_step)/transpose(jvp(layer1))"} <= layers
     assert summary["warnings"] == [] or all(isinstance(w, str) for w in summary["warnings"])
     assert summary["errors"] == []
 

@@ -8,6 +8,7 @@ from tui.model.hlo import HloInstruction
 
 ARGUMENTS_SCOPE = "(arguments)"
 NO_SCOPE = "(no op_name)"
+DEEPEST = 12  # the deepest level a table of time by name scope goes to
 
 
 def split_scope(op_name: str) -> list[str]:
@@ -37,7 +38,7 @@ def name_scope(ins: HloInstruction, depth: int | None) -> str:
     return "/".join(parts[:depth]) if parts else NO_SCOPE
 
 
-def parting_depth(instructions: list[HloInstruction], most: int) -> int:
+def parting_depth(instructions: list[HloInstruction], most: int = DEEPEST) -> int:
     """The first depth at which the instructions' scopes part (JAX's all start alike,
     `jit(step)/jit(main)`), at most `most`; those without a scope aside."""
     for depth in range(1, most):

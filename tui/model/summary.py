@@ -13,6 +13,7 @@ from tui.model.workspace import Workspace
 
 TOP_OPS = 10  # ops listed in a summary
 TOP_PROGRAMS = 4  # programs named in a summary's time by program
+TOP_SCOPES = 6  # name scopes named in its time by name scope
 CAPTURE_KEYS = ("kind", "script", "args", "exit_status", "seconds", "capture_seconds", "error", "profile_note", "started")
 
 
@@ -54,7 +55,8 @@ def summarize(ws: Workspace) -> dict:
 def _trace_facts(ws: Workspace) -> dict:
     """The profile at a glance, as XProf's overview gives it: size, lost data, devices and their
     peaks, steps, the top XLA ops and the allocators' highest memory (decodes every track)."""
-    from tui.model.links import op_profile
+    from tui.model.links import op_profile, op_scopes
+    from tui.model.scopes import parting_depth
     from tui.model.memory import memory_counters
 
     trace = ws.trace
@@ -79,6 +81,11 @@ def _trace_facts(ws: Workspace) -> dict:
                          for name, ns in sorted(by_program.items(), key=lambda item: -item[1])]
     facts["op_categories"] = [{"name": row.name, "count": row.count, "total_us": row.total_ns / 1000.0,
                                "share": row.total_ns / total if total else 0.0} for row in profile.categories]
+    known = [ins for ins in profile.instructions if ins is not None]
+    depth = parting_depth(known) if known else 1
+    facts["op_scopes"] = {"depth": depth, "scopes": [
+        {"name": row.name, "count": row.count, "total_us": row.total_ns / 1000.0, "share": row.total_ns / total if total else 0.0}
+        for row in op_scopes(profile.ops, profile.instructions, depth)[0]]} if known else None
     facts["memory_counters"] = [{"name": c.name, "max_bytes": int(c.value.max())}
                                 for c in memory_counters(trace) if len(c.value) and c.value.max() > 0]
     return facts
@@ -156,6 +163,11 @@ def _trace_lines(trace: dict) -> list[str]:
     if trace["op_categories"]:
         lines.append("  XLA op time by category: " + ", ".join(
             f"{c['name']} {c['share']:.1%}" for c in trace["op_categories"]))
+    scopes = trace["op_scopes"]
+    if scopes:  # where the JAX name scopes part: which part of the model takes the time
+        shown = ", ".join(f"{c['name']} {c['share']:.1%}" for c in scopes["scopes"][:TOP_SCOPES])
+        rest = f", … ({len(scopes['scopes'])} scopes)" if len(scopes["scopes"]) > TOP_SCOPES else ""
+        lines.append(f"  XLA op time by name scope ({scopes['depth']} deep): {shown}{rest}")
     for counter in trace["memory_counters"]:
         lines.append(f"  memory: {counter['name']} up to {human_bytes(counter['max_bytes'])}")
     return lines

@@ -22,7 +22,7 @@ from tui.model.cost import op_cost
 from tui.model.links import (correlated, events_of_name, instruction_for_event, instruction_or_name,
                              kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes)
 from tui.model.kernels import KernelStats, kernel_stats
-from tui.model.scopes import parting_depth
+from tui.model.scopes import DEEPEST, parting_depth
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats, Trace, TraceLanes, return_freed_memory
@@ -35,9 +35,6 @@ BOLD, ITALIC, WARNING = Style(bold=True), Style(italic=True), Style(bold=True, c
 NO_PROFILE = "No profile loaded: open an .xplane.pb, a trace JSON or a logdir (alone or beside a dump)."
 FLOWS_LISTED = 8  # linked events listed in the panel
 INSTANTS_LISTED = 200  # instant events listed in the panel (the rest: zoom in)
-
-
-SCOPE_DEPTHS = 12  # the deepest name scope the table goes to
 
 
 class TimelineScreen(WorkspaceScreen):
@@ -486,14 +483,14 @@ class TimelineScreen(WorkspaceScreen):
     def _show_scopes(self) -> None:
         profile = self._ops
         if self._scope_depth is None:
-            self._scope_depth = parting_depth([ins for ins in profile.instructions if ins is not None], SCOPE_DEPTHS)
+            self._scope_depth = parting_depth([ins for ins in profile.instructions if ins is not None])
         self._scopes = op_scopes(profile.ops, profile.instructions, self._scope_depth)
         rows, total = self._scopes[0], sum(row.total_ns for row in profile.ops)
         self.panel.show_table(f" XLA op time by JAX name scope, {self._scope_depth} deep (-/+): {len(rows):,} scopes, "
                               f"{format_ns(total, 6)} in all (Enter: the scope's ops)", rows, total)
 
     def action_scope_depth(self, delta: int) -> None:
-        self._scope_depth = max(1, min(SCOPE_DEPTHS, self._scope_depth + delta))
+        self._scope_depth = max(1, min(DEEPEST, self._scope_depth + delta))
         self._show_scopes()
 
     def action_kernel_stats(self) -> None:
