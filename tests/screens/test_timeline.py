@@ -310,6 +310,9 @@ async def test_enter_selects_an_op_and_enter_again_opens_its_instruction():
         shown = {key: value for key, value, _ in panel.details}
         assert shown["hlo_op"] == name and shown["hlo_module"] == "jit_train_step"
         assert name in shown["instruction"]
+        ins = app.workspace.main.load().instruction(name)  # where in the model it comes from
+        assert ins.op_name.startswith(shown["scope"] + "/") and shown["scope"].startswith("jit(train_step)/")
+        assert shown["source"] == f"{ins.source[0]}:{ins.source[1]}" and shown["source"].split(":")[0].endswith(".py")
         flops = op_cost(app.workspace.main.load().instruction(name)).flops
         assert flops > 0 and f"{flops:,.0f} FLOP" in shown["cost"]
         await pilot.press("enter")

@@ -22,7 +22,7 @@ from tui.model.cost import op_cost
 from tui.model.links import (correlated, events_of_name, instruction_for_event, instruction_or_name,
                              kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes)
 from tui.model.kernels import KernelStats, kernel_stats
-from tui.model.scopes import DEEPEST, parting_depth
+from tui.model.scopes import DEEPEST, name_scope, parting_depth
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats, Trace, TraceLanes, return_freed_memory
@@ -265,7 +265,7 @@ class TimelineScreen(WorkspaceScreen):
         ]
         if link is not None:
             details.append(("instruction", f"{link[1]} in {link[0]} (Enter again: open it)", BOLD))
-            details += self._cost_lines(link, dur)
+            details += self._instruction_lines(link, dur)
         if self._flows[:2] == (track_index, event):
             for k, i in self._flows[2][:FLOWS_LISTED]:
                 other = trace.tracks[k]
@@ -301,17 +301,24 @@ class TimelineScreen(WorkspaceScreen):
         self.panel.show_info(Text(" Reading the event's stats…", style="italic"))
         self._read_event(*target)
 
-    def _cost_lines(self, link: tuple[str, str], dur_ns: int) -> list[tuple[str, str, Style | None]]:
-        """The instruction's FLOPs and bytes (profiles don't carry them: XLA's cost model
-        does), and the rates this run achieved."""
+    def _instruction_lines(self, link: tuple[str, str], dur_ns: int) -> list[tuple[str, str, Style | None]]:
+        """Where in the model the instruction comes from (its JAX name scope and source line,
+        as XProf shows an op's), its FLOPs and bytes (profiles don't carry them: XLA's cost
+        model does), and the rates this run achieved."""
         entry = self.workspace.module(link[0])
         ins = entry.load().instruction(link[1]) if entry is not None else None
-        cost = op_cost(ins) if ins is not None else None
-        if cost is None or not cost.known or dur_ns <= 0:
+        if ins is None:
             return []
+        lines = [("scope", name_scope(ins, None), None)] if ins.op_name else []
+        source = ins.source
+        if source is not None:
+            lines.append(("source", f"{source[0]}:{source[1]}", None))
+        cost = op_cost(ins)
+        if cost is None or not cost.known or dur_ns <= 0:
+            return lines
         seconds = dur_ns / 1e9
-        return [("cost", f"{cost.flops:,.0f} FLOP, {human_bytes(cost.bytes_accessed)} accessed (XLA's cost model)", None),
-                ("this run", f"{cost.flops / seconds / 1e9:.3g} GFLOP/s, {cost.bytes_accessed / seconds / 1e9:.3g} GB/s", None)]
+        return lines + [("cost", f"{cost.flops:,.0f} FLOP, {human_bytes(cost.bytes_accessed)} accessed (XLA's cost model)", None),
+                        ("this run", f"{cost.flops / seconds / 1e9:.3g} GFLOP/s, {cost.bytes_accessed / seconds / 1e9:.3g} GB/s", None)]
 
     def _show_trace_facts(self) -> None:
         """With no event under the cursor: what was loaded, and what the profiler lost."""
