@@ -78,7 +78,7 @@ def read_hlo(path: str | os.PathLike, span: tuple[int, int] | None = None) -> Hl
     clear InputError for bad files."""
     path = Path(path)
     name = path.name
-    if name.endswith(".pb"):
+    if name.endswith(".pb") or span is not None:
         from tui.model.hlo_proto import hlo_text_from_proto
 
         return parse_hlo(hlo_text_from_proto(path, span), str(path))
