@@ -457,6 +457,20 @@ async def test_the_top_ops_table_takes_the_keys_and_sorts_by_each_column():
         assert not panel.showing_table and view.has_focus
 
 
+async def an_op_then_back(pilot, view, panel, key: str, groups: list[str]) -> None:
+    """In a group's ops: Enter on the first goes to its runs; `key` shows the groups again, and
+    once more closes the table."""
+    first_op = panel.rows[0].name
+    await pilot.press("enter")
+    cursor = view.cursor
+    assert view.has_focus and pilot.app.workspace.trace.tracks[cursor[0]].event_name(cursor[1]) == first_op
+    await pilot.press(key)
+    await settle(pilot)
+    assert [row.name for row in panel.rows] == groups
+    await pilot.press(key)
+    assert not panel.showing_table
+
+
 async def test_op_time_by_category_and_a_categorys_ops():
     """`T`: the top ops added up by category (XProf's Op Profile); Enter on a category lists its
     ops, Enter on one of those goes to its runs; `T` again: back to the categories."""
@@ -474,15 +488,7 @@ async def test_op_time_by_category_and_a_categorys_ops():
         second = categories[1].name
         assert [row.name for row in panel.rows] == [row.name for row, name in zip(rows, of) if name == second]
         assert panel.title.startswith(f" {second}:")
-        first_op = panel.rows[0].name
-        await pilot.press("enter")
-        cursor = view.cursor
-        assert view.has_focus and app.workspace.trace.tracks[cursor[0]].event_name(cursor[1]) == first_op
-        await pilot.press("T")
-        await settle(pilot)
-        assert [row.name for row in panel.rows] == [c.name for c in categories]
-        await pilot.press("T")
-        assert not panel.showing_table
+        await an_op_then_back(pilot, view, panel, "T", [c.name for c in categories])
 
 
 async def test_op_time_by_name_scope_and_a_scopes_ops():
@@ -511,15 +517,7 @@ async def test_op_time_by_name_scope_and_a_scopes_ops():
         assert panel.title.startswith(f" {first}:")
         await pilot.press("minus")  # the scope's ops: no levels to change
         assert panel.title.startswith(f" {first}:")
-        first_op = panel.rows[0].name
-        await pilot.press("enter")
-        cursor = view.cursor
-        assert view.has_focus and app.workspace.trace.tracks[cursor[0]].event_name(cursor[1]) == first_op
-        await pilot.press("p")
-        await settle(pilot)
-        assert [row.name for row in panel.rows] == [s.name for s in scopes]
-        await pilot.press("p")
-        assert not panel.showing_table
+        await an_op_then_back(pilot, view, panel, "p", [s.name for s in scopes])
 
 
 async def test_its_runs_from_the_details_screen_jump_to_the_occurrences():
