@@ -177,3 +177,29 @@ async def test_only_the_shown_pane_works_ahead():
         await pilot.press("3")
         await pilot.pause()
         assert app.screen._ahead_timer is None  # the memory pane has nothing to work ahead on
+
+
+def test_a_line_in_a_style_equal_to_one_seen_before_passes_the_filter_as_it_is():
+    """Styles are looked up by value: a line drawn in a style made again (another widget's equal
+    one, a painter made anew) is left as it is, not copied, where the truecolor filter changes
+    nothing; a style it does change is converted."""
+    from rich.segment import Segment
+    from rich.style import Style
+    from textual.color import Color
+    from textual.filter import ANSIToTruecolor
+    from textual.strip import Strip
+
+    from tui.widgets.line_cache import filtered
+
+    from rich.terminal_theme import DEFAULT_TERMINAL_THEME
+
+    line_filter, background = ANSIToTruecolor(DEFAULT_TERMINAL_THEME), Color.parse("#121212")
+    first, again = Style(color="#5fafff", bgcolor="#121212"), Style(color="#5fafff", bgcolor="#121212")
+    assert first == again and first is not again
+    seen = Strip([Segment("ab", first)])
+    assert filtered(seen, line_filter, background) is seen
+    line = Strip([Segment("ab", again), Segment("cd", Style(bold=True))])
+    assert filtered(line, line_filter, background) is line
+    ansi = Strip([Segment("ef", Style(color="red"))])
+    converted = filtered(ansi, line_filter, background)
+    assert converted is not ansi and converted.text == "ef" and list(converted)[0].style.color.triplet is not None

@@ -165,8 +165,15 @@ class _Drawn:
     def __call__(self, style: Style) -> Style:
         to = self.styles.get(style)
         if to is None:
-            to = self.styles[style] = self._filter.truecolor_style(style, self._background)
-        return to
+            to = self._filter.truecolor_style(style, self._background)
+            to = self.styles[style] = _SAME if to is style else to
+        return style if to is _SAME else to
+
+
+# What _Drawn keeps for a style the filter leaves as it is. Styles are looked up by value, so the
+# style kept would be the first of its value seen, not the (equal) one asked about: lines drawn
+# in a style made again (a new painter after a resize) would look changed, and be copied.
+_SAME = object()
 
 
 def filtered(strip: Strip, line_filter: LineFilter, background) -> Strip:
@@ -186,8 +193,9 @@ def filtered(strip: Strip, line_filter: LineFilter, background) -> Strip:
         if style is not None:
             to = known.get(style)
             if to is None:
-                to = drawn(style)
-            if to is not style:
+                drawn(style)
+                to = known[style]
+            if to is not _SAME:
                 break
     else:
         return strip

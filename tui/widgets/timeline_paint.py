@@ -36,6 +36,9 @@ _GLYPHS = np.array(list(" ▏▎▍▌▋▊▉░▒▓█"))
 _LEVELS = np.array(list(" ▁▂▃▄▅▆▇█"))
 
 
+_STYLES: dict[str, list[Style]] = {}  # background -> a painter's styles on it
+
+
 def name_colour(name: str, op_names: frozenset[str]) -> int:
     """Category colour for XLA ops (known instructions, or names that say what op they are;
     XLA's CPU runtime marks an op's end as `end: <op>`), otherwise a muted colour that stays
@@ -53,12 +56,18 @@ def key(fg: int, bg: int) -> int:
 
 
 class Painter:
-    """Every (foreground, background) style, made once: equal styles are then the same
-    object, which keeps Textual's style caches hitting, and a key is a list index."""
+    """Every (foreground, background) style, made once per background colour: equal styles are
+    then the same object, for every painter on that background (a view makes a new one on a
+    resize), which keeps the style caches that look styles up hitting at once; and a key is a
+    list index."""
 
     def __init__(self, background: str):
         self.colours = [background] + COLOURS[1:]
-        self.styles = [Style(color=self.colours[fg], bgcolor=self.colours[bg]) for fg in range(N) for bg in range(N)]
+        styles = _STYLES.get(background)
+        if styles is None:
+            styles = _STYLES[background] = [Style(color=self.colours[fg], bgcolor=self.colours[bg])
+                                            for fg in range(N) for bg in range(N)]
+        self.styles = styles
 
     def segments(self, chars: list[str], keys: np.ndarray) -> list[list[Segment]]:
         """Rows of segments, one per run of equal key: `keys` is (rows, cells), `chars` the
