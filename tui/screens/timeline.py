@@ -162,7 +162,8 @@ class TimelineScreen(WorkspaceScreen):
         occurrences become the search matches."""
         ws, current = self.workspace, self.workspace.current
         module = current.name if current is not None else None
-        program = current.label if current is not None and current.span is not None else None  # a profile's own (the trace ran it)
+        # a profile's own program: the trace ran it, so only its runs count
+        program = current.label if current is not None and current.span is not None else None
         tracks, found = occurrences(self.trace, module, instruction_or_name(ws, program or module, instruction), program)
         self.view.set_matches(tracks, found)
         self._searched = None
