@@ -163,3 +163,29 @@ def test_a_program_the_profile_holds_cut_is_left_out_with_a_warning(tmp_path):
     assert [w for w in ws.warnings if w.startswith("left out: ")] == [
         f"left out: {damaged}: its program jit_train_step(14): not a serialized HloProto or HloModuleProto "
         "(truncated, or another kind of .pb file)"]
+
+
+def test_a_chrome_trace_takes_the_programs_of_the_xplane_beside_it(tmp_path):
+    """jax.profiler writes the run's Chrome trace beside its xplane; only the xplane holds the
+    programs. Opened alone, the trace gets them, and its op events link to their instructions."""
+    beside = load_workspace([CPU_PROFILE.parent / "perfetto_trace.json.gz"])
+    own = load_workspace([CPU_PROFILE])
+    assert beside.trace.source == "chrome" and [m.label for m in beside.modules] == [m.label for m in own.modules]
+    assert beside.main.label == own.main.label == "jit_train_step(14)"
+    module = beside.main.load()
+    track = next(t for t in beside.trace.tracks if any(module.instruction(t.event_name(i)) for i in range(t.count)))
+    i = next(i for i in range(track.count) if module.instruction(track.event_name(i)) is not None)
+    assert instruction_for_event(beside, track, i) == (beside.main.label, track.event_name(i))
+    alone = tmp_path / "perfetto_trace.json.gz"
+    alone.write_bytes((CPU_PROFILE.parent / "perfetto_trace.json.gz").read_bytes())
+    assert load_workspace([alone]).modules == []
+
+
+def test_a_cpu_profiles_main_program_is_its_largest_and_loading_decodes_nothing():
+    """A CPU profile has no `XLA Modules` lines to say which program ran most; counting its op
+    events would decode every track before the first frame. Its largest program is the main one
+    (here the train step, which the dump's runs also pick)."""
+    ws = load_workspace([CPU_PROFILE])
+    assert not any(track.decoded for track in ws.trace.tracks)
+    assert ws.main.size == max(m.size for m in ws.modules)
+    assert ws.main.name == load_workspace([FIXTURES / "transformer"]).main.name

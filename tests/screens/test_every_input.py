@@ -3,6 +3,8 @@ content the input lacks (no module in a profile, no profile beside an HLO file) 
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from conftest import FIXTURES, screen_text
 
@@ -41,10 +43,21 @@ async def test_an_hlo_file_alone():
     assert "no HLO module" not in shown["1"]
 
 
-async def test_a_profile_alone():
-    shown = await drive(FIXTURES / "transformer" / "profile" / "perfetto_trace.json.gz")
+async def test_a_profile_alone(tmp_path):
+    """A Chrome trace with no xplane beside it holds no programs: the graph and details say so."""
+    alone = tmp_path / "perfetto_trace.json.gz"
+    shutil.copy(FIXTURES / "transformer" / "profile" / "perfetto_trace.json.gz", alone)
+    shown = await drive(alone)
     assert "no HLO module" in shown["1"] and "no HLO module" in shown["2"]
     assert "No profile loaded" not in shown["4"]
+
+
+@pytest.mark.parametrize("name", ["host.xplane.pb", "perfetto_trace.json.gz"])
+async def test_a_profile_alone_with_its_programs(name):
+    """An xplane holds the programs it saw (a Chrome trace takes them from the xplane beside it):
+    every screen has something to show."""
+    shown = await drive(FIXTURES / "transformer" / "profile" / name)
+    assert all("no HLO module" not in text and "No profile loaded" not in text for text in shown.values())
 
 
 @pytest.mark.parametrize("name", ["transformer", "sharded"])

@@ -239,8 +239,10 @@ async def test_a_profile_alone_fills_the_screen_with_its_memory_counters(corpus)
         assert "Highest point" in help_text and "XLA's peak" not in help_text and "Sort" not in help_text
 
 
-async def test_a_profile_alone_without_memory_counters_says_so():
-    app = XlaTuiApp(FIXTURES / "transformer" / "profile" / "perfetto_trace.json.gz")  # holds no programs
+async def test_a_profile_alone_without_memory_counters_says_so(tmp_path):
+    alone = tmp_path / "perfetto_trace.json.gz"  # no xplane beside it: no programs
+    shutil.copy(FIXTURES / "transformer" / "profile" / "perfetto_trace.json.gz", alone)
+    app = XlaTuiApp(alone)
     async with app.run_test(size=(140, 40)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.press("3")

@@ -105,9 +105,13 @@ def load_workspace(paths: list[str | os.PathLike], main: str | None = None, prog
         if len(traces) > 1:
             warnings.append(f"only the first profile was loaded ({traces[0]}); {len(traces) - 1} more ignored")
         warnings.extend(trace.warnings)
-        if not modules:
-            modules = _profile_modules(trace)
-    main_entry = _pick_main(modules, main, trace) if modules else None
+    runs_from = trace
+    if not modules and trace is not None:
+        modules = _profile_modules(trace)
+        if not any(track.name == "XLA Modules" for track in trace.tracks):
+            runs_from = None  # a CPU profile's programs: the largest, not the one that ran most (that
+            # would decode every event before the first frame; device profiles say it from their modules' lines)
+    main_entry = _pick_main(modules, main, runs_from) if modules else None
     while main_entry is not None and main_entry.span is not None:  # a profile's program: one it holds cut or bad is left out
         try:
             say(f"Parsing {main_entry.label}")
@@ -116,7 +120,7 @@ def load_workspace(paths: list[str | os.PathLike], main: str | None = None, prog
         except InputError as e:
             warnings.append(f"left out: {e}")
             modules.remove(main_entry)
-            main_entry = _pick_main(modules, main, trace) if modules else None
+            main_entry = _pick_main(modules, main, runs_from) if modules else None
     if main is not None and main_entry is None and modules:
         raise InputError(paths[0], f"no module matches --main {main!r} (have: {', '.join(m.label for m in modules[:8])}...)")
     ws = Workspace(modules, main_entry, trace, [str(p) for p in paths])

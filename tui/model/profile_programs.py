@@ -7,11 +7,14 @@ program, named as its `XLA Modules` events are (`jit_step(12)`), with the proto 
 writes them unless its `enable_hlo_proto` option is off.
 
 Only that plane is read here, field by field (tui/model/protowire.py), and each program is
-kept as where its proto lies in the file: it is converted and parsed when it is opened.
+kept as where its proto lies in the file: it is converted and parsed when it is opened. A Chrome
+trace holds no programs; jax.profiler writes it beside the run's xplane, which does.
 """
 
 from __future__ import annotations
 
+import mmap
+from pathlib import Path
 from typing import NamedTuple
 
 from tui.model.protowire import field_spans
@@ -42,6 +45,21 @@ def embedded_programs(raw) -> tuple[list[EmbeddedProgram], str | None]:
     except (ValueError, UnicodeDecodeError) as error:
         return [], f"the programs it holds could not be read ({error})"
     return [], None
+
+
+def programs_beside(files: list[Path]) -> list[tuple[Path, EmbeddedProgram]]:
+    """The programs of the xplanes in the folders of some Chrome trace files (file, program).
+    Each xplane is mapped, not read: only its plane headers and metadata plane are touched."""
+    found = []
+    for folder in dict.fromkeys(f.parent for f in files):
+        for xplane in sorted(folder.glob("*.xplane.pb")):
+            try:
+                with open(xplane, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as raw:
+                    programs, _ = embedded_programs(raw)
+            except (OSError, ValueError):  # unreadable or empty: the trace asked for is what counts
+                continue
+            found += [(xplane, program) for program in programs]
+    return found
 
 
 def _name(raw, message: tuple[int, int]) -> str | None:

@@ -23,7 +23,7 @@ from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 import numpy as np
 
 from tui.model.errors import NOT_A_FILE, InputError
-from tui.model.profile_programs import EmbeddedProgram
+from tui.model.profile_programs import EmbeddedProgram, programs_beside
 from tui.model.trace_flows import FlowPoint, flow_links
 from tui.model.trace_lanes import LaneIndex, assign_rows, lane_index, merge, self_times
 
@@ -411,7 +411,8 @@ class Trace:
         self.warnings = warnings
         self.runs: list[str] = []  # runs of the logdir, newest first (when loaded from one)
         self.run: str | None = None
-        self.programs: list[tuple[Path, EmbeddedProgram]] = []  # an xplane's programs: (file, program)
+        # the programs an xplane holds, or the xplanes beside a Chrome trace: (file, program)
+        self.programs: list[tuple[Path, EmbeddedProgram]] = []
         self._table = table
         self._lock = lock
         self._counters = counters
@@ -673,4 +674,6 @@ def load_trace(path: str | os.PathLike | Sequence[str | os.PathLike], run: str |
     with _gc_paused():
         trace = read(files)
     trace.runs, trace.run = runs, chosen
+    if trace.source == "chrome":
+        trace.programs = programs_beside(files)
     return trace

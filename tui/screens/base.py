@@ -27,7 +27,8 @@ class WorkspaceScreen(LineCache, Screen):
     shows = "module"  # what the pane is about, "module" or "trace": without it, its keys are off
     # What the pane says when the input lacks what it shows (None: the pane says it itself).
     missing_note: str | None = ("This input has no HLO module (a profile that holds none of its programs: "
-                                "a Chrome trace, or an xplane taken with enable_hlo_proto off). Open an HLO "
+                                "a Chrome trace with no xplane beside it, or an xplane taken with "
+                                "enable_hlo_proto off). Open an HLO "
                                 "file, an --xla_dump_to folder or a script, or add the profile to one with "
                                 "`xla-tui DUMP_DIR --profile TRACE`.")
 
