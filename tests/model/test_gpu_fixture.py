@@ -19,8 +19,9 @@ from conftest import FIXTURES
 from tui.model.hlo import HloParseError, parse_hlo
 from tui.model.hlo_proto import hlo_text_from_proto
 from tui.model.inputs import load_workspace
-from tui.model.kernels import kernel_stats, stream_tracks
-from tui.model.links import (TraceLinks, find_instruction, kernel_ops, kernel_tracks, op_keys, op_profile)
+from tui.model.kernels import kernel_stats
+from tui.model.links import (TraceLinks, find_instruction, kernel_ops, kernel_tracks, op_keys, op_profile,
+                             stream_tracks)
 from tui.model.live_ranges import compute_live_ranges
 from tui.model.memory import MemoryProfile, memory_profile
 from tui.model.roofline import chip_for

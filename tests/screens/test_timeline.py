@@ -987,7 +987,7 @@ async def test_a_cuda_graph_kernel_opens_the_fusion_it_ran_and_back():
 async def test_k_lists_the_gpu_kernels_with_their_launch_and_ops():
     """XProf's GPU Kernel Stats on the H100 fixture: a row per kernel, its launch from the
     profiler's `kernel_details`, the fusions it ran; Enter makes its runs the matches."""
-    from tui.model.kernels import stream_tracks
+    from tui.model.links import stream_tracks
 
     app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
     async with app.run_test(size=(200, 50)) as pilot:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tui.model.links import instruction_in, kernel_ops, kernel_programs, kernel_tracks
+from tui.model.links import instruction_in, kernel_ops, kernel_programs, kernel_tracks, stream_tracks
 from tui.model.shapes import human_bytes
 from tui.model.trace import NameStats, Track, name_stats
 from tui.model.workspace import Workspace
@@ -23,12 +23,6 @@ DETAILS = "kernel_details"
 class KernelStats(NamedTuple):
     rows: list[NameStats]  # one per kernel name, largest total first
     notes: list[str]  # each row's launch and the ops it ran, as one line
-
-
-def stream_tracks(trace) -> list[int]:
-    """A GPU's stream tracks (XProf's `/device:GPU:N` planes; their `Stream #k` lines)."""
-    return [k for k, track in enumerate(trace.tracks)
-            if track.count and track.group.startswith("/device:") and track.name.startswith("Stream")]
 
 
 def kernel_stats(ws: Workspace) -> KernelStats:

@@ -90,7 +90,7 @@ class TraceLinks:
         self.trace = trace
         self.module = module
         self._program = program  # the one program the module is (program_of): only its runs count
-        self._ran: bool | None = None
+        self._checked = False  # whether _program was checked against the trace (program_ran)
         self._name_ids: dict[str, int] | None = None
         self._step: tuple[int, str] | None = None
         self._index: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -108,11 +108,9 @@ class TraceLinks:
     @property
     def program(self) -> str | None:
         """The module's program, where the trace ran it; else None, and every run of the module counts."""
-        if self._ran is None:
-            program, trace = self._program, self.trace
-            self._ran = program is not None and (program in trace.names or any(
-                program in kernel_programs(trace.tracks[k])[1] for k in kernel_tracks(trace)))
-        return self._program if self._ran else None
+        if not self._checked:
+            self._program, self._checked = program_ran(self.trace, self._program), True
+        return self._program
 
     def _sorted(self, track_index: int) -> tuple[np.ndarray, np.ndarray]:
         """(event indices ordered by name id, their name ids) for one track."""
@@ -232,6 +230,16 @@ def program_of(entry: ModuleEntry) -> str | None:
         return entry.label
     dumped = _DUMP_LABEL.fullmatch(entry.label)
     return f"{dumped.group(2)}({int(dumped.group(1))})" if dumped else None
+
+
+def program_ran(trace: Trace, program: str | None) -> str | None:
+    """`program` where the trace ran it (an `XLA Modules` event or a GPU kernel names it), else
+    None: a dump and a profile of different runs number their programs differently, and then
+    an instruction's runs are all of its module's."""
+    if program is None or not (program in trace.names or any(
+            program in kernel_programs(trace.tracks[k])[1] for k in kernel_tracks(trace))):
+        return None
+    return program
 
 
 def instruction_for_event(ws: Workspace, track: Track, i: int) -> tuple[str, str] | None:
@@ -426,12 +434,16 @@ def _events_with(trace: Trace, key: str, value, type_key: str | None = None, typ
         yield from ((k, i) for i in hits.tolist())
 
 
-def kernel_tracks(trace: Trace) -> list[int]:
-    """A GPU's stream tracks whose kernels name their op in an `hlo_op` stat. The first call reads
-    that stat of every stream event; tracks keep it."""
+def stream_tracks(trace: Trace) -> list[int]:
+    """A GPU's stream tracks (XProf's `/device:GPU:N` planes; their `Stream #k` lines)."""
     return [k for k, track in enumerate(trace.tracks)
-            if track.count and track.group.startswith("/device:") and track.name.startswith("Stream")
-            and bool(track.stat_codes(HLO_OP)[1])]  # any value at all
+            if track.count and track.group.startswith("/device:") and track.name.startswith("Stream")]
+
+
+def kernel_tracks(trace: Trace) -> list[int]:
+    """The stream tracks whose kernels name their op in an `hlo_op` stat. The first call reads
+    that stat of every stream event; tracks keep it."""
+    return [k for k in stream_tracks(trace) if trace.tracks[k].stat_codes(HLO_OP)[1]]  # any value at all
 
 
 def kernel_ops(track: Track) -> tuple[np.ndarray, list[str]]:

@@ -38,10 +38,11 @@ def name_scope(ins: HloInstruction, depth: int | None) -> str:
     return "/".join(parts[:depth]) if parts else NO_SCOPE
 
 
-def parting_depth(instructions: list[HloInstruction], most: int = DEEPEST) -> int:
+def parting_depth(instructions: list[HloInstruction | None], most: int = DEEPEST) -> int:
     """The first depth at which the instructions' scopes part (JAX's all start alike,
-    `jit(step)/jit(main)`), at most `most`; those without a scope aside."""
+    `jit(step)/jit(main)`), at most `most`; those without a scope (or unknown: None) aside."""
+    known = [ins for ins in instructions if ins is not None]
     for depth in range(1, most):
-        if len({name_scope(ins, depth) for ins in instructions} - {NO_SCOPE, ARGUMENTS_SCOPE}) > 1:
+        if len({name_scope(ins, depth) for ins in known} - {NO_SCOPE, ARGUMENTS_SCOPE}) > 1:
             return depth
     return most

@@ -56,8 +56,8 @@ def _trace_facts(ws: Workspace) -> dict:
     """The profile at a glance, as XProf's overview gives it: size, lost data, devices and their
     peaks, steps, the top XLA ops and the allocators' highest memory (decodes every track)."""
     from tui.model.links import op_profile, op_scopes
-    from tui.model.scopes import parting_depth
     from tui.model.memory import memory_counters
+    from tui.model.scopes import parting_depth
 
     trace = ws.trace
     t0, t1 = trace.span
@@ -81,11 +81,10 @@ def _trace_facts(ws: Workspace) -> dict:
                          for name, ns in sorted(by_program.items(), key=lambda item: -item[1])]
     facts["op_categories"] = [{"name": row.name, "count": row.count, "total_us": row.total_ns / 1000.0,
                                "share": row.total_ns / total if total else 0.0} for row in profile.categories]
-    known = [ins for ins in profile.instructions if ins is not None]
-    depth = parting_depth(known) if known else 1
+    depth = parting_depth(profile.instructions)
     facts["op_scopes"] = {"depth": depth, "scopes": [
         {"name": row.name, "count": row.count, "total_us": row.total_ns / 1000.0, "share": row.total_ns / total if total else 0.0}
-        for row in op_scopes(profile.ops, profile.instructions, depth)[0]]} if known else None
+        for row in op_scopes(profile.ops, profile.instructions, depth)[0]]} if any(ins is not None for ins in profile.instructions) else None
     facts["memory_counters"] = [{"name": c.name, "max_bytes": int(c.value.max())}
                                 for c in memory_counters(trace) if len(c.value) and c.value.max() > 0]
     return facts

@@ -20,7 +20,8 @@ from textual.widgets import Input
 from tui.model.errors import InputError
 from tui.model.cost import op_cost
 from tui.model.links import (correlated, events_of_name, instruction_for_event, instruction_or_name,
-                             kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes)
+                             kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes,
+                             program_of, program_ran)
 from tui.model.kernels import KernelStats, kernel_stats
 from tui.model.scopes import DEEPEST, name_scope, parting_depth
 from tui.model.shapes import human_bytes
@@ -162,8 +163,7 @@ class TimelineScreen(WorkspaceScreen):
         occurrences become the search matches."""
         ws, current = self.workspace, self.workspace.current
         module = current.name if current is not None else None
-        # a profile's own program: the trace ran it, so only its runs count
-        program = current.label if current is not None and current.span is not None else None
+        program = program_ran(self.trace, program_of(current)) if current is not None else None  # only its runs count
         tracks, found = occurrences(self.trace, module, instruction_or_name(ws, program or module, instruction), program)
         self.view.set_matches(tracks, found)
         self._searched = None
@@ -491,7 +491,7 @@ class TimelineScreen(WorkspaceScreen):
     def _show_scopes(self) -> None:
         profile = self._ops
         if self._scope_depth is None:
-            self._scope_depth = parting_depth([ins for ins in profile.instructions if ins is not None])
+            self._scope_depth = parting_depth(profile.instructions)
         self._scopes = op_scopes(profile.ops, profile.instructions, self._scope_depth)
         rows, total = self._scopes[0], sum(row.total_ns for row in profile.ops)
         self.panel.show_table(f" XLA op time by JAX name scope, {self._scope_depth} deep (-/+): {len(rows):,} scopes, "
