@@ -111,5 +111,76 @@ def test_fusions_count_their_bodies_flops_and_only_their_inputs_and_outputs():
 def test_sizes_follow_xla_byte_size_of():
     assert shape_bytes(parse_shape("f32[3,5]{1,0}")) == 60
     assert shape_bytes(parse_shape("s4[16,8]{1,0:E(4)}")) == 64  # packed: E(4)
-    assert shape_bytes(parse_shape("(f32[2], s32[], f32[9])")) == 24  # a tuple is its pointer table
     assert shape_bytes(parse_shape("pred[10]")) == 10
+
+
+A = "f32[8]{0}"
+_BRANCH = f"""{{
+  p = ({A}) parameter(0)
+  v = {A} get-tuple-element(p), index=0
+  e = {A} OP(v)
+  ROOT t = ({A}) tuple(e)
+}}"""
+POINTER_TABLES = {
+    # A tuple costs only its pointer table, whose size per element changed between XLA releases.
+    "tuple": f"""HloModule t, entry_computation_layout={{({A},s32[],{A})->({A},s32[],{A})}}
+ENTRY e {{
+  a = {A} parameter(0)
+  b = s32[] parameter(1)
+  c = {A} parameter(2)
+  ROOT t = ({A}, s32[], {A}) tuple(a,b, c)
+}}""",
+    "nested": f"""HloModule t, entry_computation_layout={{({A},{A})->({A},({A},{A}))}}
+ENTRY e {{
+  a = {A} parameter(0)
+  b = {A} parameter(1)
+  i = ({A}, {A}) tuple(a, b)
+  ROOT t = ({A}, ({A}, {A})) tuple(a, i)
+}}""",
+    "while": f"""HloModule w, entry_computation_layout={{({A})->{A}}}
+cond {{
+  p = (s32[], {A}) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}}
+body {{
+  p = (s32[], {A}) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  v = {A} get-tuple-element(p), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  w = {A} sine(v)
+  ROOT t = (s32[], {A}) tuple(j, w)
+}}
+ENTRY e {{
+  a = {A} parameter(0)
+  z = s32[] constant(0)
+  t0 = (s32[], {A}) tuple(z, a)
+  wl = (s32[], {A}) while(t0), condition=cond, body=body
+  ROOT r = {A} get-tuple-element(wl), index=1
+}}""",
+    "conditional": f"""HloModule c, entry_computation_layout={{(pred[],{A})->{A}}}
+b0 {_BRANCH.replace("OP", "exponential")}
+b1 {_BRANCH.replace("OP", "negate")}
+ENTRY e {{
+  q = pred[] parameter(0)
+  a = {A} parameter(1)
+  t0 = ({A}) tuple(a)
+  c = ({A}) conditional(q, t0, t0), true_computation=b0, false_computation=b1
+  ROOT r = {A} get-tuple-element(c), index=0
+}}""",
+}
+
+
+@pytest.mark.parametrize("case", sorted(POINTER_TABLES))
+def test_tuples_cost_what_the_installed_xla_says(case):
+    """XLA's own HloCostAnalysis on the CPU client, run on the very text we parse (jaxlib 0.10
+    counts 8 bytes a tuple element, 0.11 counts 4)."""
+    from jax._src import xla_bridge
+    from jax._src.lib import xla_client
+
+    text = POINTER_TABLES[case]
+    xla = xla_client._xla.hlo_module_cost_analysis(xla_bridge.get_backend("cpu"),
+                                                   xla_client.hlo.hlo_module_from_text(text))
+    assert_same(CostModel(parse_hlo(text)).total(), xla_totals(xla), case)

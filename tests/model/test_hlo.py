@@ -158,6 +158,20 @@ def test_stack_frame_tables_of_a_real_module(corpus):
         assert ins.stack[0].line > 0
 
 
+def test_operands_written_without_spaces_parse_as_xla_does():
+    """XLA prints `a, b`; its parser also takes `a,b` and `a , b`, which hand-written HLO has."""
+    text = """HloModule m, entry_computation_layout={(f32[4]{0},f32[4]{0})->(f32[4]{0},f32[4]{0})}
+ENTRY e {
+  a = f32[4]{0} parameter(0)
+  b = f32[4]{0} parameter(1)
+  s = f32[4]{0} add(a,b)
+  m = f32[4]{0} multiply(s , b)
+  ROOT t = (f32[4]{0}, f32[4]{0}) tuple(%s,%m)
+}"""
+    assert assert_matches_xla(text, "no spaces") == 5
+    assert [o.name for o in parse_hlo(text).entry.root.operands] == ["s", "m"]
+
+
 def test_short_parsable_style_and_inline_operand_shapes(corpus):
     short = parse_hlo((corpus / "hlo/xla_cpu_benchmarks/jax.issue.33666.linx.slow_0428.module_0006.hlo").read_text())
     assert any(i.opcode == "while" for i in short.instructions())

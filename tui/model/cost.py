@@ -15,12 +15,14 @@ that op:
   the most expensive branch per property; call/async = the called computation.
 - custom calls are unknown: XLA records -1 FLOPs and -1 bytes (and sums them as such).
 
-Sizes are what the CPU compiler measures (`ShapeUtil::ByteSizeOf` with 8-byte pointers):
-logical bytes, no tiling padding, sub-byte types packed when the layout says `E(n)`.
+Sizes are what the CPU compiler measures (`ShapeUtil::ByteSizeOf`): logical bytes, no tiling
+padding, sub-byte types packed when the layout says `E(n)`, and a tuple's pointer table at the
+pointer size of the XLA installed (`POINTER_BYTES`).
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import math
 from dataclasses import dataclass
 
@@ -28,7 +30,18 @@ from tui.model import hlo_attrs
 from tui.model.hlo import HloComputation, HloInstruction, HloModule
 from tui.model.shapes import ELEMENT_BITS, Shape
 
-POINTER_BYTES = 8
+
+def _pointer_bytes() -> int:
+    """What XLA's CPU cost analysis counts per tuple element: 8 bytes up to jaxlib 0.10, 4 from
+    0.11 (seen on 0.11.2). A module's costs are reckoned as the XLA installed here would."""
+    try:
+        major, minor = (int(part) for part in importlib.metadata.version("jaxlib").split(".")[:2])
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return 8
+    return 4 if (major, minor) >= (0, 11) else 8
+
+
+POINTER_BYTES = _pointer_bytes()
 
 TRANSCENDENTAL = frozenset({
     "exponential", "exponential-minus-one", "log", "log-plus-one", "logistic", "power", "sqrt", "cbrt", "rsqrt",

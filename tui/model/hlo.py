@@ -532,7 +532,7 @@ def _parse_computation(lines, i, shape_cache, error):
             elif "[" in segment or "(" in segment or " " in segment.replace(", ", ""):
                 operands = _operand_names(segment)
             else:
-                operands = segment.replace("%", "").split(", ")
+                operands = segment.replace("%", "").replace(" ", "").split(",")
         ins = HloInstruction(name, opcode, shape, operands, line, close + 1, arg, line_index + 1)
         if name in by_name:
             raise error(f"instruction {name!r} is defined twice", line_index, line.find(name))
