@@ -87,6 +87,28 @@ def build_scan():
     return jax.jit(scan_rnn), (_normal(32, 32), _normal(16, 32, seed=1))
 
 
+def build_scan_train_step():
+    """A train step whose layers run in a scan (its weights sliced per layer, its activations
+    stacked) and whose loss passes a cond: on a GPU, while loops of CUDA graphs whose slices
+    run as memcpy nodes."""
+    layers, width, batch = 4, 256, 64
+
+    def layer(h, w):
+        return jax.nn.gelu(h @ w["a"]) @ w["b"] + h, None
+
+    def loss(params, x, y):
+        h, _ = jax.lax.scan(layer, x, params)
+        err = jnp.mean((h - y) ** 2)
+        return jax.lax.cond(err > 1e3, jnp.sqrt, lambda e: e, err)
+
+    def train_step(params, x, y):
+        value, grads = jax.value_and_grad(loss)(params, x, y)
+        return jax.tree.map(lambda p, g: p - 1e-3 * g, params, grads), value
+
+    params = {"a": _normal(layers, width, 4 * width) * 0.02, "b": _normal(layers, 4 * width, width, seed=1) * 0.02}
+    return jax.jit(train_step), (params, _normal(batch, width, seed=2), _normal(batch, width, seed=3))
+
+
 def build_cond():
     def cond_branches(x, w):
         """The predicate depends on the data, so the conditional survives optimization."""

@@ -60,6 +60,8 @@ def category(opcode: str, fusion_kind: str | None = None) -> str:
         if base.endswith(suffix):
             base = base[: -len(suffix)]
             break
+    if base == "fusion":  # a fusion's async wrapper, printed sugared (`fusion-start`)
+        return "fusion"
     if base in MATMUL:
         return "matmul"
     if base in COLLECTIVES or opcode in COLLECTIVES:
@@ -80,7 +82,14 @@ def category(opcode: str, fusion_kind: str | None = None) -> str:
 
 
 def instruction_category(ins) -> str:
-    return category(ins.opcode, ins.fusion_kind if ins.opcode == "fusion" else None)
+    """An instruction's category; a custom fusion around a dot or convolution (a GPU's Triton
+    or cuBLAS GEMM fusion) is a matmul."""
+    if ins.opcode != "fusion":
+        return category(ins.opcode)
+    kind = ins.fusion_kind
+    if kind == "kCustom" and any(inner.opcode in MATMUL for body in ins.called_computations for inner in body.instructions):
+        return "matmul"
+    return category(ins.opcode, kind)
 
 
 _KERNEL_NUMBER = re.compile(r"(?<=[a-z])_\d+$")

@@ -50,8 +50,7 @@ _PROGRAM_ID = re.compile(r"\(\d+\)$")
 _DUMP_LABEL = re.compile(r"module_(\d+)\.(.+)")  # tui.model.dump's labels
 GRAPH_NODE = "cuda_graph_node_id"
 COMMAND_BUFFER = "command_buffer"  # XLA's name for a CUDA graph of thunks (`command_buffer_1`)
-# The kernel a CUDA graph's memcpy node runs: one per copy thunk, the entry's copies in program order.
-GRAPH_MEMCPY = "memcpy32_post"
+MEMCPY = "memcpy"  # how a graph's copy nodes are named, whatever the case: `memcpy32_post`, `MemcpyD2D`
 _NOT_IN_C_NAMES = re.compile(r"[^A-Za-z0-9_]")
 
 
@@ -275,6 +274,8 @@ def instruction_in(ws: Workspace, program: str | None, op: str) -> tuple[ModuleE
 def find_instruction(module: HloModule, op: str) -> HloInstruction | None:
     """The instruction an op names: by name, or by its kernel's name (see kernel_ops)."""
     ins = module.instruction(op)
+    if ins is None and "@" in op:
+        return _graph_copy(module, op)
     if ins is None and "_" in op:
         kernel, _, node = op.partition("#")
         own, groups = _kernels(module)
@@ -286,19 +287,41 @@ def find_instruction(module: HloModule, op: str) -> HloInstruction | None:
     return ins
 
 
-def op_keys(ins: HloInstruction) -> frozenset[str]:
-    """The ops (kernel_ops) that are runs of `ins`: its name, its kernel's, and its place among
-    the fusions that share a kernel (named after the first of them that runs it), or among the
-    copies a CUDA graph runs with its memcpy kernel."""
-    _, groups = _kernels(ins.computation.module)
-    key = _group(ins)
-    group = groups[key]
-    place = group.index(ins)
-    if key == GRAPH_MEMCPY:
-        shared = [f"{GRAPH_MEMCPY}#{place}"] + ([GRAPH_MEMCPY] if place == 0 else [])
-    else:
-        shared = [f"{kernel_name(first.name)}#{place - k}" for k, first in enumerate(group[: place + 1])]
-    return frozenset([ins.name, kernel_name(ins.name), *shared])
+def _graph_copy(module: HloModule, op: str) -> HloInstruction | None:
+    """A CUDA graph's k-th memcpy node of n (`MemcpyD2D#k/n@op`): the k-th copy of the computation
+    that ran `op`, in program order, where that computation has n copies (else it is not known
+    which: a computation whose thunks are split among graphs)."""
+    node, _, anchor = op.partition("@")
+    place, _, count = node.rpartition("#")[2].partition("/")
+    near = find_instruction(module, anchor)
+    if near is None or not (place.isdigit() and count.isdigit()):
+        return None
+    copies = _copies(near.computation)
+    return copies[int(place)] if len(copies) == int(count) else None
+
+
+def _copies(computation) -> list[HloInstruction]:
+    """The copies XLA runs as memcpy thunks in a computation, in program order: its copy
+    instructions, and the fusions that only slice or update a slice (a scan's weights and
+    stacked outputs), which XLA runs as memcpys with computed offsets, wrapped or not in an
+    async-start that runs them beside the compute stream: the wrapped fusion (as XLA's thunk
+    files name it), or the start where the text prints it sugared (`fusion-start`)."""
+    found = []
+    for ins in computation.instructions:
+        if ins.opcode == "async-start" and ins.called_computations:
+            ins = ins.called_computations[0].root
+        if ins.opcode == "copy" or (ins.opcode in ("fusion", "fusion-start") and _only_moves(ins)):
+            found.append(ins)
+    return found
+
+
+def _only_moves(fusion: HloInstruction) -> bool:
+    """A fusion whose body is one dynamic-slice or dynamic-update-slice of its parameters (and
+    the scalar arithmetic of its offsets)."""
+    body = fusion.called_computations[0] if fusion.called_computations else None
+    return (body is not None and body.root.opcode in ("dynamic-slice", "dynamic-update-slice")
+            and all(ins is body.root or ins.opcode in ("parameter", "bitcast") or ins.shape.element_count == 1
+                    for ins in body.instructions))
 
 
 def instruction_or_name(ws: Workspace, program: str | None, name: str) -> HloInstruction | str:
@@ -313,10 +336,7 @@ def kernel_name(instruction: str) -> str:
 
 
 def _group(ins: HloInstruction) -> str:
-    """Fusions XLA compiled to one kernel share a `deduplicated_name`; the entry's copies, run
-    in a CUDA graph, share its memcpy kernel."""
-    if ins.opcode == "copy" and ins.computation is ins.computation.module.entry:
-        return GRAPH_MEMCPY
+    """Fusions XLA compiled to one kernel share a `deduplicated_name`."""
     shared = ins.metadata.get("deduplicated_name") if "deduplicated_name=" in ins.attr_text else None
     return shared or ins.name
 
@@ -331,8 +351,6 @@ def _kernels(module: HloModule) -> tuple[dict[str, HloInstruction], dict[str, li
         for ins in module.instructions():
             own[kernel_name(ins.name)] = ins
             groups.setdefault(_group(ins), []).append(ins)
-        if GRAPH_MEMCPY in groups:
-            own.setdefault(GRAPH_MEMCPY, groups[GRAPH_MEMCPY][0])
         found = _by_kernel[module] = (own, groups)
     return found
 
@@ -449,29 +467,57 @@ def kernel_tracks(trace: Trace) -> list[int]:
 def kernel_ops(track: Track) -> tuple[np.ndarray, list[str]]:
     """The op each event of a kernel track ran, as `Track.stat_codes` gives a stat: its `hlo_op`,
     or, for a kernel inside a CUDA graph (`hlo_op` names the command buffer), its own name, with
-    `#k` for the k-th of its graph nodes where it has several (a kernel shared by fusions)."""
+    `#k` for the k-th of its graph nodes where it has several (a kernel shared by fusions). A
+    graph's memcpy nodes are its copies: `MemcpyD2D#k/n@op`, the k-th of its n, in the graph of
+    the kernel that ran `op` (see find_instruction)."""
     found = _kernel_ops.get(track)
     if found is None:
         codes, ops = track.stat_codes(HLO_OP)
         graphs = [code for code, op in enumerate(ops) if op.startswith(COMMAND_BUFFER)]
         if graphs:
-            codes, ops = codes.copy(), list(ops)
-            node_codes, nodes = track.stat_codes(GRAPH_NODE)
-            numbers = np.array([int(n) for n in nodes] + [-1], np.int64)[node_codes]  # code -1: no node
-            inside = np.flatnonzero(np.isin(codes, graphs))
-            # each (kernel, graph node) pair once, sorted by kernel then node
-            pairs, pair_of = np.unique(np.stack([track.name_id[inside].astype(np.int64), numbers[inside]], 1),
-                                       axis=0, return_inverse=True)
-            kernel_ids = pairs[:, 0]
-            first = np.searchsorted(kernel_ids, kernel_ids, "left")
-            nodes_of_kernel = np.searchsorted(kernel_ids, kernel_ids, "right") - first
-            names = track.names
-            ops += [names[kernel] if count == 1 else f"{names[kernel]}#{k}"
-                    for kernel, k, count in zip(kernel_ids.tolist(), (np.arange(len(pairs)) - first).tolist(),
-                                                nodes_of_kernel.tolist())]
-            codes[inside] = len(ops) - len(pairs) + pair_of.ravel()
+            codes, ops = _graph_nodes(track, codes, list(ops), graphs)
         found = _kernel_ops[track] = (codes, ops)
     return found
+
+
+def _graph_nodes(track: Track, codes: np.ndarray, ops: list[str], graphs: list[int]) -> tuple[np.ndarray, list[str]]:
+    """kernel_ops for the events of a CUDA graph: a node id is its graph's id (high 32 bits) and
+    its place in the graph."""
+    node_codes, nodes = track.stat_codes(GRAPH_NODE)
+    numbers = np.array([int(n) for n in nodes] + [-1], np.int64)[node_codes]  # code -1: no node
+    inside = np.flatnonzero(np.isin(codes, graphs))
+    names = track.names
+    copying = np.array([name.lower().startswith(MEMCPY) for name in names], bool)[track.name_id[inside]]
+    kernels, copies = inside[~copying], inside[copying]
+    graph_of = {}  # (command buffer op, graph id) -> the op of the graph's first kernel node
+    out = codes.copy()
+    if len(kernels):
+        # each (kernel, graph node) pair once, sorted by kernel then node
+        pairs, pair_of = np.unique(np.stack([track.name_id[kernels].astype(np.int64), numbers[kernels]], 1),
+                                   axis=0, return_inverse=True)
+        kernel_ids = pairs[:, 0]
+        first = np.searchsorted(kernel_ids, kernel_ids, "left")
+        nodes_of_kernel = np.searchsorted(kernel_ids, kernel_ids, "right") - first
+        ops += [names[kernel] if count == 1 else f"{names[kernel]}#{k}"
+                for kernel, k, count in zip(kernel_ids.tolist(), (np.arange(len(pairs)) - first).tolist(),
+                                            nodes_of_kernel.tolist())]
+        out[kernels] = len(ops) - len(pairs) + pair_of.ravel()
+        placed, at = np.unique(np.stack([codes[kernels].astype(np.int64), numbers[kernels]], 1), axis=0,
+                               return_index=True)
+        for (graph, node), i in zip(placed.tolist(), at.tolist()):
+            graph_of.setdefault((graph, node >> 32), ops[out[kernels[i]]])
+    if len(copies):
+        placed, place_of = np.unique(np.stack([codes[copies].astype(np.int64), numbers[copies]], 1), axis=0,
+                                     return_inverse=True)
+        keys = [(graph, node >> 32) for graph, node in placed.tolist()]
+        sizes = {key: keys.count(key) for key in set(keys)}
+        first_of = {key: keys.index(key) for key in sizes}
+        named = [names[track.name_id[copies[i]]] for i in np.unique(place_of.ravel(), return_index=True)[1].tolist()]
+        for row, key in enumerate(keys):
+            anchor = graph_of.get(key)
+            ops.append(f"{named[row]}#{row - first_of[key]}/{sizes[key]}" + (f"@{anchor}" if anchor else ""))
+        out[copies] = len(ops) - len(keys) + place_of.ravel()
+    return out, ops
 
 
 _kernel_ops: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -520,8 +566,11 @@ def kernel_events(track: Track, program: str | None, instruction: HloInstruction
     """Events (ascending) of a kernel track that ran `instruction` (or the op of that name), in
     `program` (`jit_f(12)`, or any program of a module name) where the event names its own."""
     codes, ops = kernel_ops(track)
-    keys = op_keys(instruction) if isinstance(instruction, HloInstruction) else {instruction}
-    wanted = [k for k, op in enumerate(ops) if op in keys]
+    if isinstance(instruction, HloInstruction):
+        module = instruction.computation.module
+        wanted = [k for k, op in enumerate(ops) if find_instruction(module, op) is instruction]
+    else:
+        wanted = [k for k, op in enumerate(ops) if op == instruction]
     if not wanted:
         return np.zeros(0, np.intp)
     hits = np.flatnonzero(np.isin(codes, wanted))
@@ -577,21 +626,35 @@ def top_ops(ws: Workspace) -> list[NameStats]:
 class OpProfile(NamedTuple):
     """The whole trace's XLA op time: XProf's HLO op stats and its Op Profile's top level."""
 
-    ops: list[NameStats]  # a row per op and program, largest total first (top_ops)
+    ops: list[NameStats]  # a row per op and program, largest total first (top_ops), autotuning left out
     rates: list[float | None]  # each op's achieved FLOP/s (op_flop_rates)
     category_of: list[str]  # each op's category (op_categories)
     categories: list[NameStats]  # the ops' time by category, largest total first
     instructions: list[HloInstruction | None]  # each op's instruction, where a module has it (op_instructions)
+    autotuning: list[NameStats]  # the rows of XLA's autotuning runs (is_autotuning), left out of `ops`
 
 
 def op_profile(ws: Workspace) -> OpProfile:
     """Top ops, their FLOP/s and their categories, each op's instruction looked up once. A GPU
     kernel's row is named after the instruction it ran, where a module has it."""
-    ops = top_ops(ws)
+    rows = top_ops(ws)
+    tuning = is_autotuning(rows)
+    ops = [row for row, trial in zip(rows, tuning) if not trial]
     instructions = op_instructions(ws, ops)
     ops = [row if ins is None else row._replace(name=ins.name) for row, ins in zip(ops, instructions)]
     categories, category_of = op_categories(ops, instructions)
-    return OpProfile(ops, op_flop_rates(ops, instructions), category_of, categories, instructions)
+    return OpProfile(ops, op_flop_rates(ops, instructions), category_of, categories, instructions,
+                     [row for row, trial in zip(rows, tuning) if trial])
+
+
+def is_autotuning(rows: list[NameStats]) -> list[bool]:
+    """Which top-ops rows XLA's GPU autotuner ran: where kernels name their program's id beside
+    its module (JAX's do), a kernel naming a module but no id ran a program XLA compiled for
+    itself, to time candidate kernels for a fusion it is compiling (named after that fusion,
+    `gemm_fusion_dot.3`). A profile taken from a program's first call holds such trials."""
+    if not any(row.program and _PROGRAM_ID.search(row.program) for row in rows):
+        return [False] * len(rows)
+    return [bool(row.program) and not _PROGRAM_ID.search(row.program) for row in rows]
 
 
 def op_instructions(ws: Workspace, rows: list[NameStats]) -> list[HloInstruction | None]:

@@ -6,6 +6,7 @@ import textwrap
 
 from tui.model.capture_manifest import error_tail
 from tui.model.errors import InputError
+from tui.model.explain import si
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
 from tui.model.workspace import Workspace
@@ -79,6 +80,9 @@ def _trace_facts(ws: Workspace) -> dict:
         by_program[row.program] = by_program.get(row.program, 0) + row.total_ns
     facts["programs"] = [{"name": name, "total_us": ns / 1000.0, "share": ns / total if total else 0.0}
                          for name, ns in sorted(by_program.items(), key=lambda item: -item[1])]
+    facts["autotuning"] = {"programs": len({row.program for row in profile.autotuning}),
+                           "runs": sum(row.count for row in profile.autotuning),
+                           "total_us": sum(row.total_ns for row in profile.autotuning) / 1000.0} if profile.autotuning else None
     facts["op_categories"] = [{"name": row.name, "count": row.count, "total_us": row.total_ns / 1000.0,
                                "share": row.total_ns / total if total else 0.0} for row in profile.categories]
     depth = parting_depth(profile.instructions)
@@ -151,14 +155,18 @@ def _trace_lines(trace: dict) -> list[str]:
         several = len({op["program"] for op in trace["top_ops"]}) > 1  # else the program goes unsaid
         for op in trace["top_ops"]:
             program = f"  in {op['program'] or '(no program)'}" if several else ""
-            rate = f"  {op['flops_per_s'] / 1e9:,.4g} GFLOP/s" if op["flops_per_s"] else ""
+            rate = f"  {si(op['flops_per_s'], 'FLOP/s')}" if op["flops_per_s"] else ""
             lines.append(f"    {op['share']:6.1%}  {op['name'].ljust(width)}  {op['count']:>7,} runs  "
                          f"{format_ns(op['total_us'] * 1000, 4)}{rate}{program}")
     programs = trace["programs"]
-    if len(programs) > 1:  # a GPU capture also holds the autotuner's trial programs, named after fusions
+    if len(programs) > 1:
         shown = ", ".join(f"{p['name'] or '(no program)'} {p['share']:.1%}" for p in programs[:TOP_PROGRAMS])
         rest = f", … ({len(programs)} programs)" if len(programs) > TOP_PROGRAMS else ""
         lines.append(f"  XLA op time by program: {shown}{rest}")
+    tuning = trace.get("autotuning")
+    if tuning:
+        lines.append(f"  XLA's autotuning, left out of the op time: {tuning['runs']:,} runs of {tuning['programs']} "
+                     f"trial programs, {format_ns(tuning['total_us'] * 1000, 4)}")
     if trace["op_categories"]:
         lines.append("  XLA op time by category: " + ", ".join(
             f"{c['name']} {c['share']:.1%}" for c in trace["op_categories"]))

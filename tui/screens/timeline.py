@@ -485,8 +485,10 @@ class TimelineScreen(WorkspaceScreen):
         elif table == "scopes":
             self._show_scopes()
         else:
-            self.panel.show_table(f" Top XLA ops over the whole trace: {self._ops_title(rows)}, {format_ns(total, 6)} in all",
-                                  rows, total, profile.rates)
+            tuning = sum(row.total_ns for row in profile.autotuning)
+            left_out = f" (XLA's autotuning left out: {format_ns(tuning, 4)})" if tuning else ""
+            self.panel.show_table(f" Top XLA ops over the whole trace: {self._ops_title(rows)}, {format_ns(total, 6)} in all"
+                                  f"{left_out}", rows, total, profile.rates)
 
     def _show_scopes(self) -> None:
         profile = self._ops
