@@ -1024,3 +1024,25 @@ async def test_k_says_when_a_profile_has_no_gpu():
         await pilot.press("k")
         await settle(pilot)
         assert app.screen.panel.rows == [] and "No GPU kernels in this profile" in screen_text(app)
+
+
+async def test_t_on_a_gpu_scan_leaves_the_autotuning_out_and_enter_finds_a_slices_runs():
+    """The scan fixture, profiled from its first call: `t` lists the step's ops alone and says
+    what XLA's autotuning took; Enter on a weight slice (a memcpy node of a loop body's CUDA
+    graph) makes its 12 runs the matches."""
+    app = XlaTuiApp(FIXTURES / "gpu_scan" / "gpu_scan.xplane.pb", FIXTURES / "gpu_scan")
+    async with app.run_test(size=(200, 50)) as pilot:
+        view = await open_timeline(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        panel = app.screen.panel
+        assert panel.showing_table and "XLA's autotuning left out:" in screen_text(app)
+        assert {row.program for row in panel.rows} == {"jit_train_step(0)"}
+        place = next(k for k, row in enumerate(panel.rows) if row.name == "loop_dynamic_slice_fusion.6")
+        for _ in range(place):
+            await pilot.press("down")
+        await pilot.press("enter")
+        await settle(pilot)
+        track, event = view.cursor
+        assert app.workspace.trace.tracks[track].event_name(event) == "MemcpyD2D"
+        assert len(view.matches[1]) == 12
