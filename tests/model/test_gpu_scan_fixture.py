@@ -133,3 +133,16 @@ def test_the_profiles_own_program_links_the_slices_to_their_async_starts():
     assert {profile.category_of[profile.ops.index(row)] for row, _ in slices} == {"fusion"}
     gemms = [k for k, row in enumerate(profile.ops) if row.name.startswith("gemm_fusion")]
     assert len(gemms) == 6 and {profile.category_of[k] for k in gemms} == {"matmul"}  # Triton GEMMs: kCustom fusions
+
+
+def test_the_profiles_own_program_has_xlas_peak():
+    """The same module as the dump's, printed with sugared async wrappers: the peak computed
+    from its schedule is XLA's own (the dump's live-range file), to the byte."""
+    from tui.model.live_ranges import compute_live_ranges
+    from tui.model.memory import MemoryProfile
+    from tui.model.xla_memory_files import parse_live_range
+
+    alone = load_workspace([SCAN / "gpu_scan.xplane.pb"]).main.load()
+    assert any(ins.opcode == "fusion-start" for ins in alone.instructions())
+    xla = parse_live_range(_file("live-range.txt").read_text())
+    assert MemoryProfile(alone, compute_live_ranges(alone), "computed").peak_bytes == xla.peak_bytes

@@ -27,6 +27,9 @@ Position = tuple[HloInstruction, Index]
 _TOP_LEVEL_USERS = frozenset(("get-tuple-element", "copy"))
 _PASS_THROUGH_USERS = frozenset(("domain", "tuple"))
 _ASYNC = frozenset(("async-start", "async-update", "async-done"))
+# Ops whose -start/-done are ops of their own; any other `<op>-start/-update/-done` is an async
+# wrapper printed with syntax sugar (`fusion-start`: how jaxlib prints a proto's async ops).
+_OWN_ASYNC = frozenset(("all-reduce", "all-gather", "collective-permute", "copy", "send", "recv"))
 _IO_ALIAS = re.compile(r"\{([\d,\s]*)\}:\s*\((\d+),\s*\{([\d,\s]*)\}")
 
 
@@ -178,7 +181,7 @@ class _LiveRangeBuilder:
                 self._bind_params(callee, ins.operands)
                 self._flow(callee)
                 self.sets[ins] = dict(self.sets[callee.root])
-            elif op in _ASYNC:
+            elif op in _ASYNC or async_part(ins):
                 self._flow_async(ins)
             elif op != "parameter" or ins not in self.sets:
                 self.sets[ins] = self._instruction_set(ins)
@@ -188,8 +191,11 @@ class _LiveRangeBuilder:
             self.sets[param] = dict(self.sets[operands[param.parameter_number]])
 
     def _flow_async(self, ins: HloInstruction) -> None:
-        op = ins.opcode
-        wrapped = next(iter(ins.called_computations), None)
+        """An async op's values; a sugared one (`fusion-start`) calls the wrapped op's own
+        computations, not a wrapper, so its result is its own new value."""
+        sugared = ins.opcode not in _ASYNC
+        op = async_part(ins) or ins.opcode
+        wrapped = None if sugared else next(iter(ins.called_computations), None)
         if op == "async-start" and wrapped is not None:
             self.callers[wrapped] = ins
             self._bind_params(wrapped, ins.operands)
@@ -359,6 +365,10 @@ class _LiveRangeBuilder:
                 done = _async_done(caller)
                 end = max(end, time[done] if done in time else span[comp][1])
                 start = min(start, span[caller.computation][0])
+            elif index[:1] == (1,) and ins.opcode not in _ASYNC and async_part(ins) == "async-start":
+                done = _async_done(ins)  # a sugared start's result: the wrapped op's, as above
+                end = max(end, time[done] if done in time else span[comp][1])
+                start = min(start, span[comp][0])
             for other, _ in places[1:]:
                 if other.computation.root is other and other.computation in span:
                     end = max(end, span[other.computation][1])
@@ -443,10 +453,20 @@ class _LiveRangeBuilder:
                 a[3] = min(a[3], b[2])
 
 
+def async_part(ins: HloInstruction) -> str | None:
+    """`async-start`/`-update`/`-done` for an async op, sugared or not; None for any other op."""
+    if ins.opcode in _ASYNC:
+        return ins.opcode
+    base, _, part = ins.opcode.rpartition("-")
+    if part in ("start", "update", "done") and base and base not in _OWN_ASYNC:
+        return f"async-{part}"
+    return None
+
+
 def _async_done(start: HloInstruction) -> HloInstruction:
     ins = start
-    while ins.opcode != "async-done":
-        follow = [u for u in ins.users if u.opcode in ("async-update", "async-done")]
+    while async_part(ins) != "async-done":
+        follow = [u for u in ins.users if async_part(u) in ("async-update", "async-done")]
         if not follow:
             return start
         ins = follow[0]
