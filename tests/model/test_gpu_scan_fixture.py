@@ -146,3 +146,13 @@ def test_the_profiles_own_program_has_xlas_peak():
     assert any(ins.opcode == "fusion-start" for ins in alone.instructions())
     xla = parse_live_range(_file("live-range.txt").read_text())
     assert MemoryProfile(alone, compute_live_ranges(alone), "computed").peak_bytes == xla.peak_bytes
+
+
+def test_the_profiles_own_program_costs_what_the_dumps_does():
+    """A sugared async fusion (`fusion-start`) costs what the fusion it wraps does, as the
+    dump's unsugared async-start does: the two prints of the module total the same."""
+    from tui.model.cost import CostModel
+
+    alone = CostModel(load_workspace([SCAN / "gpu_scan.xplane.pb"]).main.load()).total()
+    dumped = CostModel(load_workspace([SCAN]).main.load()).total()
+    assert alone == dumped and alone.bytes_accessed > 0

@@ -281,12 +281,21 @@ class CostModel:
                 if inner.opcode in ("gather", "scatter"):
                     return self.op(inner)
         compute = self.computation(body)
-        return Cost(compute.flops, compute.transcendentals, self._fusion_bytes(ins, body))
+        return Cost(compute.flops, compute.transcendentals, self._fusion_bytes(ins.shape, body))
 
-    def _fusion_bytes(self, ins: HloInstruction, body: HloComputation) -> float:
+    def _fusion_start(self, ins: HloInstruction, default: float) -> Cost:
+        """An async fusion printed with syntax sugar (as jaxlib prints a proto): what the fusion
+        it wraps costs (its result is the start's element 1), as the unsugared async-start does."""
+        body = self._called(ins, "calls")
+        if body is None or not ins.shape.is_tuple or len(ins.shape.tuple_shapes) < 2:
+            return Cost(0.0, 0.0, default)
+        compute = self.computation(body)
+        return Cost(compute.flops, compute.transcendentals, self._fusion_bytes(ins.shape.tuple_shapes[1], body))
+
+    def _fusion_bytes(self, shape: Shape, body: HloComputation) -> float:
         root = body.root
         written = 0
-        for index, leaf in ins.shape.leaves():
+        for index, leaf in shape.leaves():
             if not leaf.is_array:
                 continue
             producer = root.operands[index[0]] if len(index) == 1 and root.opcode == "tuple" else root
@@ -396,5 +405,5 @@ _HANDLERS = {
     "tuple": CostModel._tuple, "slice": CostModel._slice, "dynamic-slice": CostModel._dynamic_slice,
     "dynamic-update-slice": CostModel._dynamic_update_slice, "gather": CostModel._gather, "scatter": CostModel._scatter,
     "call": CostModel._call, "async-start": CostModel._async_start, "while": CostModel._while,
-    "conditional": CostModel._conditional, "fusion": CostModel._fusion,
+    "conditional": CostModel._conditional, "fusion": CostModel._fusion, "fusion-start": CostModel._fusion_start,
 }
