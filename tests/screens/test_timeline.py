@@ -1046,3 +1046,26 @@ async def test_t_on_a_gpu_scan_leaves_the_autotuning_out_and_enter_finds_a_slice
         track, event = view.cursor
         assert app.workspace.trace.tracks[track].event_name(event) == "MemcpyD2D"
         assert len(view.matches[1]) == 12
+
+
+async def test_a_marked_range_says_how_busy_each_device_was():
+    """XProf's duty cycle for a range: a kernel's own span is all busy; a range twice as long
+    around it, with nothing else running, is half busy."""
+    from tui.model.links import stream_tracks
+    from tui.model.utilization import device_busy
+
+    app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
+    async with app.run_test(size=(200, 50)) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        (stream,) = stream_tracks(trace)
+        track = trace.tracks[stream]
+        longest = int(np.argmax(track.dur_ns))
+        view.show_event(stream, longest)
+        await pilot.press("m")
+        await settle(pilot)
+        assert app.selection.time_range == track.event_span(longest)
+        assert "busy: GPU:0 100.0%" in screen_text(app)
+        t0, t1 = track.event_span(longest)
+        (around,) = device_busy(trace, t0 - (t1 - t0), t1)
+        assert around.busy_ns >= t1 - t0 and around.window_ns == 2 * (t1 - t0)

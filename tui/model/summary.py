@@ -59,6 +59,7 @@ def _trace_facts(ws: Workspace) -> dict:
     from tui.model.links import op_profile, op_scopes
     from tui.model.memory import memory_counters
     from tui.model.scopes import parting_depth
+    from tui.model.utilization import device_busy
 
     trace = ws.trace
     t0, t1 = trace.span
@@ -67,6 +68,8 @@ def _trace_facts(ws: Workspace) -> dict:
              "lost_data": list(trace.warnings)}
     facts["devices"] = [{"name": d.name, "type": d.device_type, "peak_tflops": d.peak_teraflops_per_second,
                          "peak_hbm_gbps": d.peak_hbm_bw_gigabytes_per_second} for d in trace.devices.values()]
+    facts["busy"] = [{"device": b.device, "share": b.share, "busy_us": b.busy_ns / 1000.0, "window_us": b.window_ns / 1000.0}
+                     for b in device_busy(trace)]
     durations = [end - start for start, end, _ in trace.steps]
     facts["steps"] = {"count": len(durations), "mean_us": sum(durations) / len(durations) / 1000.0,
                       "min_us": min(durations) / 1000.0, "max_us": max(durations) / 1000.0} if durations else None
@@ -145,6 +148,12 @@ def _trace_lines(trace: dict) -> list[str]:
     for kind, names in kinds.items():
         which = names[0] if len(names) == 1 else f"{len(names)} devices ({names[0]} … {names[-1]})"
         lines.append(f"  {which}: {kind}")
+    busy = trace.get("busy")
+    if busy:  # the union of the device's work, from its first event to its last
+        shown = ", ".join(f"{b['device'].removeprefix('/device:')} {b['share']:.1%} of {format_ns(b['window_us'] * 1000, 4)}"
+                          for b in busy[:TOP_PROGRAMS])
+        rest = f", … ({len(busy)} devices)" if len(busy) > TOP_PROGRAMS else ""
+        lines.append(f"  device busy, from its first event to its last: {shown}{rest}")
     steps = trace["steps"]
     if steps:
         lines.append(f"  steps: {steps['count']}, mean {format_ns(steps['mean_us'] * 1000, 4)} "

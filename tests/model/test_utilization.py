@@ -1,0 +1,76 @@
+"""Device busy time (tui.model.utilization) against a plain sweep over the events ProfileData
+reads from the same xplane, on a real GPU profile and on the TPU corpus profile."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import FIXTURES
+
+from tui.model.trace import load_trace
+from tui.model.utilization import device_busy
+
+
+def swept(path, device: str, is_work) -> tuple[int, int, int]:
+    """(busy, first start, last end) of a device's work lines, merged one interval at a time."""
+    from jax._src.profiler import ProfileData
+
+    spans = []
+    for plane in ProfileData.from_file(str(path)).planes:
+        if plane.name != device:
+            continue
+        for line in plane.lines:
+            for event in line.events:
+                if is_work(line.name, event.name):
+                    spans.append((event.start_ns, event.start_ns + event.duration_ns))
+    spans.sort()
+    busy, reach = 0, None
+    for start, end in spans:
+        if reach is None or start >= reach:
+            busy += end - start
+            reach = end
+        elif end > reach:
+            busy += end - reach
+            reach = end
+    return int(busy), int(spans[0][0]), int(max(end for _, end in spans))
+
+
+def _busy(path, device):
+    (found,) = [b for b in device_busy(load_trace(path)) if b.device == device]
+    return found
+
+
+def test_a_gpu_is_busy_where_a_kernel_or_copy_runs():
+    path = FIXTURES / "gpu" / "gpu.xplane.pb"
+    found = _busy(path, "/device:GPU:0")
+    busy, first, last = swept(path, "/device:GPU:0", lambda line, name: line.startswith("Stream"))
+    assert (found.busy_ns, found.window_ns) == (busy, last - first)
+    assert 0.1 < found.share < 0.9  # three small steps: the host keeps it waiting between kernels
+
+
+def test_a_tpu_waiting_on_its_host_offload_copies_is_not_busy(corpus):
+    """The v6e program offloads to host memory: its copy-done events, the core waiting for the
+    copies, take most of each step and do not count as work."""
+    path = corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb"
+    found = _busy(path, "/device:TPU:0")
+
+    def is_work(line, name):
+        return line == "XLA Ops" and not name.lstrip("%").split(" ")[0].split(".")[0].endswith("-done")
+
+    busy, first, last = swept(path, "/device:TPU:0", is_work)
+    assert (found.busy_ns, found.window_ns) == (busy, last - first)
+    assert found.share < 0.1
+
+
+def test_a_window_counts_only_what_lies_inside_it():
+    trace = load_trace(FIXTURES / "gpu" / "gpu.xplane.pb")
+    (whole,) = device_busy(trace)
+    lo, hi = trace.span
+    mid = (lo + hi) // 2
+    halves = [device_busy(trace, lo, mid)[0], device_busy(trace, mid, hi)[0]]
+    assert sum(h.busy_ns for h in halves) == device_busy(trace, lo, hi)[0].busy_ns == whole.busy_ns
+    assert device_busy(trace, lo, lo + 1)[0].busy_ns in (0, 1)
+
+
+@pytest.mark.parametrize("name", ["transformer/profile/host.xplane.pb"])
+def test_a_cpu_profile_has_no_devices(name):
+    assert device_busy(load_trace(FIXTURES / name)) == []
