@@ -23,13 +23,16 @@ identifier (`gemm_fusion_dot_9` runs `gemm_fusion_dot.9`), so that name is their
 with the same body share one kernel (they have the same `deduplicated_name` in their metadata);
 it is named after the first of them that runs it, and the graph's nodes of a shared kernel, in
 order, are that fusion and the next ones of its kind in program order (`input_reduce_fusion_1#2`:
-the second after `input_reduce_fusion.1`).
+the second after `input_reduce_fusion.1`). A graph's memcpy nodes name no kernel of their own:
+in node order they are the copies of the computation the graph's kernels belong to, in program
+order (the entry's copies; a scan body's weight slices and stacked-output updates).
 """
 
 from __future__ import annotations
 
 import re
 import weakref
+from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -507,15 +510,17 @@ def _graph_nodes(track: Track, codes: np.ndarray, ops: list[str], graphs: list[i
         for (graph, node), i in zip(placed.tolist(), at.tolist()):
             graph_of.setdefault((graph, node >> 32), ops[out[kernels[i]]])
     if len(copies):
-        placed, place_of = np.unique(np.stack([codes[copies].astype(np.int64), numbers[copies]], 1), axis=0,
-                                     return_inverse=True)
+        # each (graph, node) once, sorted by graph then node: a graph's nodes are one run of rows
+        placed, first_event, place_of = np.unique(np.stack([codes[copies].astype(np.int64), numbers[copies]], 1),
+                                                  axis=0, return_index=True, return_inverse=True)
         keys = [(graph, node >> 32) for graph, node in placed.tolist()]
-        sizes = {key: keys.count(key) for key in set(keys)}
-        first_of = {key: keys.index(key) for key in sizes}
-        named = [names[track.name_id[copies[i]]] for i in np.unique(place_of.ravel(), return_index=True)[1].tolist()]
+        sizes = Counter(keys)
+        named = [names[n] for n in track.name_id[copies[first_event]].tolist()]
+        place = 0
         for row, key in enumerate(keys):
+            place = place + 1 if row and keys[row - 1] == key else 0
             anchor = graph_of.get(key)
-            ops.append(f"{named[row]}#{row - first_of[key]}/{sizes[key]}" + (f"@{anchor}" if anchor else ""))
+            ops.append(f"{named[row]}#{place}/{sizes[key]}" + (f"@{anchor}" if anchor else ""))
         out[copies] = len(ops) - len(keys) + place_of.ravel()
     return out, ops
 

@@ -14,6 +14,7 @@ from tui.model.workspace import Workspace
 
 TOP_OPS = 10  # ops listed in a summary
 TOP_PROGRAMS = 4  # programs named in a summary's time by program
+TOP_DEVICES = 4  # devices named in its busy line
 TOP_SCOPES = 6  # name scopes named in its time by name scope
 CAPTURE_KEYS = ("kind", "script", "args", "exit_status", "seconds", "capture_seconds", "error", "profile_note", "started")
 
@@ -151,8 +152,8 @@ def _trace_lines(trace: dict) -> list[str]:
     busy = trace.get("busy")
     if busy:  # the union of the device's work, from its first event to its last
         shown = ", ".join(f"{b['device'].removeprefix('/device:')} {b['share']:.1%} of {format_ns(b['window_us'] * 1000, 4)}"
-                          for b in busy[:TOP_PROGRAMS])
-        rest = f", … ({len(busy)} devices)" if len(busy) > TOP_PROGRAMS else ""
+                          for b in busy[:TOP_DEVICES])
+        rest = f", … ({len(busy)} devices)" if len(busy) > TOP_DEVICES else ""
         lines.append(f"  device busy, from its first event to its last: {shown}{rest}")
     steps = trace["steps"]
     if steps:
