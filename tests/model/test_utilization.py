@@ -74,3 +74,39 @@ def test_a_window_counts_only_what_lies_inside_it():
 @pytest.mark.parametrize("name", ["transformer/profile/host.xplane.pb"])
 def test_a_cpu_profile_has_no_devices(name):
     assert device_busy(load_trace(FIXTURES / name)) == []
+
+
+def test_a_pytorch_gpu_stream_counts_its_kernels_not_the_annotation_around_them(corpus):
+    """A Kineto trace (PyTorch's Chrome JSON): the GPU process's stream holds kernels and a
+    `gpu_user_annotation` spanning them; only the kernels, copies and memsets are work."""
+    import gzip
+    import json
+
+    path = corpus / "traces" / "non_xla" / "pytorch_kineto_torch_compile_triton.trace.json.gz"
+    (found,) = device_busy(load_trace(path))
+    events = json.loads(gzip.decompress(path.read_bytes()))["traceEvents"]
+    work = sorted((e["ts"] * 1000, (e["ts"] + e["dur"]) * 1000) for e in events
+                  if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"))
+    busy, reach = 0.0, None
+    for start, end in work:
+        busy += max(0.0, end - max(start, reach if reach is not None else start))
+        reach = end if reach is None else max(reach, end)
+    assert abs(found.busy_ns - busy) <= len(work) and abs(found.window_ns - (max(e for _, e in work) - work[0][0])) <= 2
+    assert any(e.get("cat") == "gpu_user_annotation" for e in events)
+
+
+def test_an_annotation_around_kernels_is_not_work(tmp_path):
+    """The same shape by hand, with gaps: kernels at 10-20 and 50-60 us inside an annotation
+    spanning 0-100 us; the stream was busy 20 of the 50 us from its first kernel to its last."""
+    import json
+
+    def event(name, ts, dur, cat):
+        return {"ph": "X", "pid": 2, "tid": 7, "name": name, "ts": ts, "dur": dur, "cat": cat}
+
+    path = tmp_path / "kineto.json"
+    path.write_text(json.dumps({"traceEvents": [
+        {"ph": "M", "pid": 2, "name": "process_name", "args": {"name": "python (GPU 0)"}},
+        {"ph": "M", "pid": 2, "tid": 7, "name": "thread_name", "args": {"name": "stream 7"}},
+        event("## step", 0, 100, "gpu_user_annotation"), event("gemm", 10, 10, "kernel"), event("add", 50, 10, "kernel")]}))
+    (found,) = device_busy(load_trace(path))
+    assert (found.device, found.busy_ns, found.window_ns) == ("python (GPU 0)", 20_000, 50_000)

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import re
+
 import numpy as np
 
 from tui.model.trace import Trace, Track
 
 OPS_LINE = "XLA Ops"
+_GPU_PROCESS = re.compile(r"\bGPU \d+\)?$")
 
 
 class DeviceBusy(NamedTuple):
@@ -29,12 +32,15 @@ class DeviceBusy(NamedTuple):
 
 
 def device_work(trace: Trace) -> dict[str, list[Track]]:
-    """Per device, the tracks that hold its work (see the module's docstring)."""
+    """Per device, the tracks that hold its work (see the module's docstring): an xplane's
+    `/device:` planes, or a Chrome trace's GPU processes (PyTorch's `python (GPU 2)`) and
+    their streams."""
     found: dict[str, list[Track]] = {}
     for track in trace.tracks:
-        if not track.count or not track.group.startswith("/device:"):
+        if not track.count:
             continue
-        if track.name.startswith("Stream") or track.name == OPS_LINE:
+        on_device = track.group.startswith("/device:") or _GPU_PROCESS.search(track.group)
+        if on_device and (track.name.lower().startswith("stream") or track.name == OPS_LINE):
             found.setdefault(track.group, []).append(track)
     return found
 
@@ -58,16 +64,14 @@ def device_busy(trace: Trace, t0: int | None = None, t1: int | None = None) -> l
 
 
 def _work(trace: Trace, track: Track) -> tuple[np.ndarray, np.ndarray]:
-    """(start, end) of a work line's events: every event, but a TPU's waits on async ops."""
-    track.decode()
-    start, end = track.start_ns, track.start_ns + track.dur_ns
+    """(start, end) of a work line's events: those with nothing nested in them (not an
+    annotation around kernels, such as PyTorch's `## Call CompiledFxGraph`), but a TPU's waits
+    on async ops."""
+    keep = track.self_ns == track.dur_ns
     if track.name == OPS_LINE:
-        names = track.names
-        waiting = np.array([name.split(".")[0].split(" ")[0].endswith("-done") for name in names], bool)
-        if waiting.any():
-            keep = ~waiting[track.name_id]
-            start, end = start[keep], end[keep]
-    return start, end
+        waiting = np.array([name.split(".")[0].split(" ")[0].endswith("-done") for name in track.names], bool)
+        keep &= ~waiting[track.name_id]
+    return track.start_ns[keep], track.start_ns[keep] + track.dur_ns[keep]
 
 
 def _union(start: np.ndarray, end: np.ndarray) -> int:
