@@ -572,8 +572,7 @@ def kernel_events(track: Track, program: str | None, instruction: HloInstruction
     `program` (`jit_f(12)`, or any program of a module name) where the event names its own."""
     codes, ops = kernel_ops(track)
     if isinstance(instruction, HloInstruction):
-        module = instruction.computation.module
-        wanted = [k for k, op in enumerate(ops) if find_instruction(module, op) is instruction]
+        wanted = _ops_of(track, instruction.computation.module).get(instruction, [])
     else:
         wanted = [k for k, op in enumerate(ops) if op == instruction]
     if not wanted:
@@ -585,6 +584,26 @@ def kernel_events(track: Track, program: str | None, instruction: HloInstruction
         named[-1] = not programs  # code -1 (no module stat) is kept only on a track where no kernel names one
         hits = hits[named[program_codes[hits]]]
     return hits
+
+
+def _ops_of(track: Track, module: HloModule) -> dict[HloInstruction, list[int]]:
+    """Instruction -> the codes of the kernel ops (kernel_ops) that name it in `module`, every
+    op resolved once per track and module (a details screen asks for one instruction a key)."""
+    by_module = _ops_by_instruction.get(track)
+    if by_module is None:
+        by_module = _ops_by_instruction[track] = weakref.WeakKeyDictionary()
+    found = by_module.get(module)
+    if found is None:
+        found = {}
+        for k, op in enumerate(kernel_ops(track)[1]):
+            ins = find_instruction(module, op)
+            if ins is not None:
+                found.setdefault(ins, []).append(k)
+        by_module[module] = found
+    return found
+
+
+_ops_by_instruction: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def op_names(ws: Workspace) -> frozenset[str]:
