@@ -91,6 +91,8 @@ class XlaTuiApp(App):
         self.status = "Ready"
         self.workspace = ws
         self.keep_loaded()
+        if ws.trace is not None and all(entry.span is not None for entry in ws.modules) and self.current_mode == "graph":
+            self.switch_mode("timeline")  # a profile opened alone opens on its timeline, as Perfetto's does
         if ws.warnings:
             self.notify(f"{len(ws.warnings)} warning(s): {ws.warnings[0]}", severity="warning", timeout=6)
 

@@ -659,16 +659,23 @@ async def test_without_a_profile_the_screen_says_so():
 
 
 async def test_decoding_runs_in_a_worker_and_tracks_appear_as_they_are_ready():
-    app = XlaTuiApp(FIXTURES / "transformer" / "profile" / "perfetto_trace.json.gz")
+    """Loading decodes nothing; a profile opened alone opens on its timeline (as Perfetto does),
+    whose worker decodes the tracks."""
+    from tui.model.inputs import load_workspace
+
+    path = FIXTURES / "transformer" / "profile" / "perfetto_trace.json.gz"
+    assert not any(track.decoded for track in load_workspace([path]).trace.tracks)
+    app = XlaTuiApp(path)
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
-        trace = app.workspace.trace
-        assert not any(track.decoded for track in trace.tracks)  # loading decodes nothing
-        await pilot.press("4")
         await settle(pilot)
-        assert all(track.decoded for track in trace.tracks)
+        assert isinstance(app.screen, TimelineScreen)
+        assert all(track.decoded for track in app.workspace.trace.tracks)
         assert isinstance(app.screen.query_one(TracePanel), TracePanel)
         assert app.screen.view.lanes is not None
+        await pilot.press("1")  # the programs it holds are a keypress away
+        await settle(pilot)
+        assert app.current_mode == "graph" and app.workspace.hlo is not None
 
 
 # --- snapshots (committed fixture, two sizes) ----------------------------------------------------
