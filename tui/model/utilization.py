@@ -1,17 +1,17 @@
 """How much of the time each device was running something (XProf's duty cycle): "is my GPU idle?".
 
 A device's work is what its own lines show: a GPU's stream lines (kernels, copies, memsets), a
-TPU's `XLA Ops` line. On a TPU an async op's `-done` event is the core waiting for it to finish
-(a host-offload copy's can last most of a step), so it does not count as work. A device is
-busy where at least one of these events runs; the share is the union of their intervals over a
+TPU's `XLA Ops` line; only events with nothing nested in them (an annotation around kernels is
+not work). On a TPU an async op's `-done` event is the core waiting for it to finish (a
+host-offload copy's can last most of a step), so it does not count either. A device is busy
+where at least one of these events runs; the share is the union of their intervals over a
 window: a marked range, or the device's own span from its first event to its last.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import re
+from typing import NamedTuple
 
 import numpy as np
 
@@ -51,7 +51,7 @@ def device_busy(trace: Trace, t0: int | None = None, t1: int | None = None) -> l
     for device, tracks in device_work(trace).items():
         starts, ends = [], []
         for track in tracks:
-            start, end = _work(trace, track)
+            start, end = _work(track)
             starts.append(start)
             ends.append(end)
         start, end = np.concatenate(starts), np.concatenate(ends)
@@ -63,7 +63,7 @@ def device_busy(trace: Trace, t0: int | None = None, t1: int | None = None) -> l
     return out
 
 
-def _work(trace: Trace, track: Track) -> tuple[np.ndarray, np.ndarray]:
+def _work(track: Track) -> tuple[np.ndarray, np.ndarray]:
     """(start, end) of a work line's events: those with nothing nested in them (not an
     annotation around kernels, such as PyTorch's `## Call CompiledFxGraph`), but a TPU's waits
     on async ops."""
