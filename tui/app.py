@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+from pathlib import Path
 from typing import Iterable
 
 from textual import work
@@ -56,29 +57,37 @@ class XlaTuiApp(App):
         self.load_error: str | None = None
         self._preloaded = workspace
         self._freezing: bool | None = None  # whether this app froze what it loaded (see keep_loaded)
+        self.parsing = False  # a profile opened alone: its main program is still being parsed
 
     def on_mount(self) -> None:
         self.set_interval(LET_GO_EVERY_S, self._let_go_idle)
         if self._preloaded is not None:
             self._adopt(self._preloaded)
         elif self.paths:
+            if _profiles_only(self.paths):
+                self.switch_mode("timeline")  # opened alone, a profile opens on its timeline (see _adopt)
             self.load_inputs()
         else:
             self.status = "Nothing to open: give a script, HLO file, dump folder or profile"
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def load_inputs(self) -> None:
-        from tui.model.inputs import load_workspace
+        from tui.model.inputs import load_profile_program, load_workspace
 
         def progress(message: str) -> None:
             self.call_from_thread(setattr, self, "status", message)
 
         try:
-            ws = load_workspace(self.paths, main=self.main_module, progress=progress)
+            ws = load_workspace(self.paths, main=self.main_module, progress=progress, defer_profile_program=True)
         except InputError as e:
             self.call_from_thread(self._failed, str(e))
             return
+        first = ws.main
+        self.parsing = first is not None and not first.loaded  # a profile alone: its timeline shows while its program parses
         self.call_from_thread(self._adopt, ws)
+        if self.parsing:
+            load_profile_program(ws, self.main_module, progress)
+            self.call_from_thread(self._program_parsed, ws, first)
 
     def _failed(self, message: str) -> None:
         self.load_error = message
@@ -95,6 +104,18 @@ class XlaTuiApp(App):
             self.switch_mode("timeline")  # a profile opened alone opens on its timeline, as Perfetto's does
         if ws.warnings:
             self.notify(f"{len(ws.warnings)} warning(s): {ws.warnings[0]}", severity="warning", timeout=6)
+
+    def _program_parsed(self, ws: Workspace, first) -> None:
+        """The main program of a profile opened alone is parsed: the screens see the workspace
+        again (a program left out for being bad changes the main module and says why)."""
+        self.status = "Ready"
+        self.parsing = False
+        if ws.main is not first:
+            ws.select(module=ws.main.label if ws.main else None)
+            if ws.warnings:
+                self.notify(f"{len(ws.warnings)} warning(s): {ws.warnings[-1]}", severity="warning", timeout=6)
+        self.workspace = ws
+        self.keep_loaded()
 
     def keep_loaded(self) -> None:
         """Take what is loaded so far out of the cyclic collector's walks (`gc.freeze`) while the app runs.
@@ -145,3 +166,13 @@ class XlaTuiApp(App):
         yield from super().get_system_commands(screen)
         for mode, title in SCREENS.items():
             yield SystemCommand(f"Screen: {title}", f"Switch to the {title.lower()} screen", lambda m=mode: self.switch_mode(m))
+
+
+def _profiles_only(paths: list[str]) -> bool:
+    """Whether every input is a profile (a bad one is the loader's to report)."""
+    from tui.model.inputs import input_kind
+
+    try:
+        return all(input_kind(Path(p)) == "profile" for p in paths)
+    except InputError:
+        return False

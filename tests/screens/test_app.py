@@ -203,3 +203,39 @@ def test_a_line_in_a_style_equal_to_one_seen_before_passes_the_filter_as_it_is()
     ansi = Strip([Segment("ef", Style(color="red"))])
     converted = filtered(ansi, line_filter, background)
     assert converted is not ansi and converted.text == "ef" and list(converted)[0].style.color.triplet is not None
+
+
+async def test_a_profile_alone_shows_its_timeline_while_its_program_parses():
+    """The timeline comes first; the main program is parsed after it, in the load worker, and
+    its instructions then colour the timeline's op events."""
+    from tui.model.inputs import load_workspace
+
+    path = FIXTURES / "gpu_scan" / "gpu_scan.xplane.pb"
+    deferred = load_workspace([path], defer_profile_program=True)
+    assert deferred.main is not None and not deferred.main.loaded and deferred.trace is not None
+    app = XlaTuiApp(path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.current_mode == "timeline" and app.workspace.main.loaded and app.status == "Ready"
+        assert "gemm_fusion_dot.2" in app.screen.view.op_names
+
+
+async def test_a_profile_whose_main_program_is_damaged_opens_with_the_next(tmp_path):
+    """Found bad only after the timeline is up: left out with one warning, and the next program
+    becomes the main module."""
+    from tui.model.profile_programs import embedded_programs
+
+    raw = bytearray((FIXTURES / "transformer" / "profile" / "host.xplane.pb").read_bytes())
+    main = next(p for p in embedded_programs(bytes(raw))[0] if p.name == "jit_train_step(14)")
+    raw[main.start : main.start + 64] = b"\xff" * 64
+    damaged = tmp_path / "host.xplane.pb"
+    damaged.write_bytes(bytes(raw))
+    app = XlaTuiApp(damaged)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        ws = app.workspace
+        assert ws.main is not None and ws.main.loaded and ws.main.label != "jit_train_step(14)"
+        assert ws.selection.module == ws.main.label and ws.hlo is ws.main.load()
+        assert [w for w in ws.warnings if w.startswith("left out: ")] and app.return_code is None

@@ -65,8 +65,12 @@ def _find_profile_files(folder: Path) -> list[Path]:
     return found
 
 
-def load_workspace(paths: list[str | os.PathLike], main: str | None = None, progress: Progress | None = None) -> Workspace:
-    """Load every input into one Workspace. Raises InputError for the first bad input."""
+def load_workspace(paths: list[str | os.PathLike], main: str | None = None, progress: Progress | None = None,
+                   defer_profile_program: bool = False) -> Workspace:
+    """Load every input into one Workspace. Raises InputError for the first bad input.
+
+    With `defer_profile_program`, a profile opened alone comes back before its main program is
+    parsed (the app shows the timeline meanwhile); load_profile_program finishes it."""
     say = progress or (lambda message: None)
     modules: list[ModuleEntry] = []
     traces = []
@@ -112,24 +116,40 @@ def load_workspace(paths: list[str | os.PathLike], main: str | None = None, prog
             runs_from = None  # a CPU profile's programs: the largest, not the one that ran most (that
             # would decode every event before the first frame; device profiles say it from their modules' lines)
     main_entry = _pick_main(modules, main, runs_from) if modules else None
-    while main_entry is not None and main_entry.span is not None:  # a profile's program: one it holds cut or bad is left out
-        try:
-            say(f"Parsing {main_entry.label}")
-            main_entry.load()
-            break
-        except InputError as e:
-            warnings.append(f"left out: {e}")
-            modules.remove(main_entry)
-            main_entry = _pick_main(modules, main, runs_from) if modules else None
+    if not defer_profile_program:
+        main_entry = _parsed_program(modules, main_entry, main, runs_from, warnings, say)
     if main is not None and main_entry is None and modules:
         raise InputError(paths[0], f"no module matches --main {main!r} (have: {', '.join(m.label for m in modules[:8])}...)")
     ws = Workspace(modules, main_entry, trace, [str(p) for p in paths])
     ws.warnings.extend(warnings)
     ws.capture = capture
-    if main_entry is not None:
+    if main_entry is not None and main_entry.span is None:
         say(f"Parsing {main_entry.label}")
         main_entry.load()
     return ws
+
+
+def load_profile_program(ws: Workspace, main: str | None = None, progress: Progress | None = None) -> None:
+    """Parse the main program of a profile opened alone (load_workspace deferred it): one the
+    profile holds cut or bad is left out with a warning, and the next becomes the main module."""
+    runs_from = ws.trace if ws.trace is not None and any(t.name == "XLA Modules" for t in ws.trace.tracks) else None
+    ws.main = _parsed_program(ws.modules, ws.main, main, runs_from, ws.warnings, progress or (lambda message: None))
+
+
+def _parsed_program(modules: list[ModuleEntry], entry: ModuleEntry | None, main: str | None, runs_from,
+                    warnings: list[str], say: Progress) -> ModuleEntry | None:
+    """The main module, parsed where it is a profile's program; one it holds cut or bad is left
+    out (from `modules`, with a warning) and the next one is tried."""
+    while entry is not None and entry.span is not None:
+        try:
+            say(f"Parsing {entry.label}")
+            entry.load()
+            break
+        except InputError as e:
+            warnings.append(f"left out: {e}")
+            modules.remove(entry)
+            entry = _pick_main(modules, main, runs_from) if modules else None
+    return entry
 
 
 def _profile_modules(trace) -> list[ModuleEntry]:

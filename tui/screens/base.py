@@ -53,7 +53,9 @@ class WorkspaceScreen(LineCache, Screen):
 
     @property
     def ready(self) -> bool:
-        return self.app.workspace is not None
+        """The workspace is here, and for a pane about a module, its module too (a profile
+        opened alone shows its timeline while the app still parses its program)."""
+        return self.app.workspace is not None and (self.shows == "trace" or not getattr(self.app, "parsing", False))
 
     @property
     def has_content(self) -> bool:
@@ -78,6 +80,10 @@ class WorkspaceScreen(LineCache, Screen):
 
     def _workspace_changed(self, ws: Workspace | None) -> None:
         if ws is None:
+            return
+        if not self.ready:  # the program is still parsing: the app sets the workspace again once it is
+            if self._main_widget is not None:
+                self._main_widget.loading = True
             return
         if self._main_widget is not None:
             self._main_widget.loading = False

@@ -99,6 +99,11 @@ class TimelineScreen(WorkspaceScreen):
 
     # -- workspace and selection ----------------------------------------------------------------
     def show_workspace(self, ws: Workspace) -> None:
+        if ws.trace is not None and self.view.trace is ws.trace:
+            # the same profile, its program parsed since (app._program_parsed): its ops' names
+            self._link = None
+            self.view.set_op_names(op_names(ws), self.view.kernel_ops)
+            return
         self._link, self._ops, self._kernels, self._flows = None, None, None, (-1, -1, [])
         self._scopes = self._scope_depth = None
         self._pending = ws.selection
