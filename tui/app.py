@@ -82,8 +82,8 @@ class XlaTuiApp(App):
         except InputError as e:
             self.call_from_thread(self._failed, str(e))
             return
-        if ws.trace is not None:
-            ws.trace.span  # what the span needs is decoded here, not on the UI thread in _adopt
+        if ws.trace is not None and self.current_mode == "timeline":
+            ws.trace.span  # what its span needs is decoded here, not on the UI thread while the timeline adopts it
         first = ws.main
         self.parsing = first is not None and not first.loaded  # a profile alone: its timeline shows while its program parses
         self.call_from_thread(self._adopt, ws)
