@@ -110,3 +110,38 @@ def test_an_annotation_around_kernels_is_not_work(tmp_path):
         event("## step", 0, 100, "gpu_user_annotation"), event("gemm", 10, 10, "kernel"), event("add", 50, 10, "kernel")]}))
     (found,) = device_busy(load_trace(path))
     assert (found.device, found.busy_ns, found.window_ns) == ("python (GPU 0)", 20_000, 50_000)
+
+
+def test_how_busy_a_gpu_was_while_its_main_program_ran():
+    """The scan fixture was profiled from its first call: over the whole span compilation
+    dominates; from the train step's first kernel to its last, the busy time is that of every
+    kernel, copy and memset inside that window, swept from ProfileData."""
+    from jax._src.profiler import ProfileData
+
+    from tui.model.inputs import load_workspace
+    from tui.model.summary import format_summary, summarize
+
+    scan = FIXTURES / "gpu_scan"
+    summary = summarize(load_workspace([scan / "gpu_scan.xplane.pb", scan]))
+    main = summary["trace"]["busy_in_main"]
+    (device,) = main["devices"]
+    kernels, work = [], []
+    for plane in ProfileData.from_file(str(scan / "gpu_scan.xplane.pb")).planes:
+        if plane.name == "/device:GPU:0":
+            for line in plane.lines:
+                for event in line.events:
+                    span = (event.start_ns, event.start_ns + event.duration_ns)
+                    work.append(span)
+                    stats = dict(event.stats)  # (a memset XLA's allocator ran names an id but no module)
+                    if (stats.get("hlo_module"), stats.get("program_id")) == ("jit_train_step", 0):
+                        kernels.append(span)
+    lo, hi = min(s for s, _ in kernels), max(e for _, e in kernels)
+    inside = sorted((max(s, lo), min(e, hi)) for s, e in work if e > lo and s < hi)
+    busy, reach = 0, lo
+    for start, end in inside:
+        busy += max(0, end - max(start, reach))
+        reach = max(reach, end)
+    assert main["program"] == "jit_train_step(0)" and device["device"] == "/device:GPU:0"
+    assert abs(device["window_us"] * 1000 - (hi - lo)) < 1 and abs(device["busy_us"] * 1000 - busy) < 1
+    assert device["share"] > 3 * summary["trace"]["busy"][0]["share"]
+    assert "device busy from jit_train_step(0)'s first kernel to its last: GPU:0" in format_summary(summary)

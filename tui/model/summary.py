@@ -69,8 +69,8 @@ def _trace_facts(ws: Workspace) -> dict:
              "lost_data": list(trace.warnings)}
     facts["devices"] = [{"name": d.name, "type": d.device_type, "peak_tflops": d.peak_teraflops_per_second,
                          "peak_hbm_gbps": d.peak_hbm_bw_gigabytes_per_second} for d in trace.devices.values()]
-    facts["busy"] = [{"device": b.device, "share": b.share, "busy_us": b.busy_ns / 1000.0, "window_us": b.window_ns / 1000.0}
-                     for b in device_busy(trace)]
+    facts["busy"] = [_busy_facts(b) for b in device_busy(trace)]
+    facts["busy_in_main"] = _busy_in_main(ws)
     durations = [end - start for start, end, _ in trace.steps]
     facts["steps"] = {"count": len(durations), "mean_us": sum(durations) / len(durations) / 1000.0,
                       "min_us": min(durations) / 1000.0, "max_us": max(durations) / 1000.0} if durations else None
@@ -96,6 +96,33 @@ def _trace_facts(ws: Workspace) -> dict:
     facts["memory_counters"] = [{"name": c.name, "max_bytes": int(c.value.max())}
                                 for c in memory_counters(trace) if len(c.value) and c.value.max() > 0]
     return facts
+
+
+def _busy_facts(busy) -> dict:
+    return {"device": busy.device, "share": busy.share, "busy_us": busy.busy_ns / 1000.0, "window_us": busy.window_ns / 1000.0}
+
+
+def _busy_in_main(ws: Workspace) -> dict | None:
+    """On a GPU, how busy each device was from the main program's first kernel to its last (a
+    profile taken from the first call also holds compilation, which the whole span counts)."""
+    from tui.model.links import kernel_programs, kernel_tracks, of_program, program_of, program_ran
+    from tui.model.utilization import device_busy
+
+    trace = ws.trace
+    program = program_ran(trace, program_of(ws.main)) if ws.main is not None else None
+    program = program or (ws.main.name if ws.main is not None else None)
+    windows: dict[str, list[int]] = {}
+    for k in kernel_tracks(trace) if program else []:
+        track = trace.tracks[k]
+        codes, programs = kernel_programs(track)
+        ran = of_program(programs, program)[codes]
+        if ran.any():
+            lo, hi = int(track.start_ns[ran].min()), int(track.end_ns[ran].max())
+            window = windows.setdefault(track.group, [lo, hi])
+            window[:] = [min(window[0], lo), max(window[1], hi)]
+    devices = [_busy_facts(b) for device, (lo, hi) in windows.items() for b in device_busy(trace, lo, hi)
+               if b.device == device]
+    return {"program": program, "devices": devices} if devices else None
 
 
 def format_summary(summary: dict) -> str:
@@ -155,6 +182,12 @@ def _trace_lines(trace: dict) -> list[str]:
                           for b in busy[:TOP_DEVICES])
         rest = f", … ({len(busy)} devices)" if len(busy) > TOP_DEVICES else ""
         lines.append(f"  device busy, from its first event to its last: {shown}{rest}")
+    main = trace.get("busy_in_main")
+    if main and main["devices"] != busy:  # compilation or other programs in the profile
+        shown = ", ".join(f"{b['device'].removeprefix('/device:')} {b['share']:.1%} of {format_ns(b['window_us'] * 1000, 4)}"
+                          for b in main["devices"][:TOP_DEVICES])
+        rest = f", … ({len(main['devices'])} devices)" if len(main["devices"]) > TOP_DEVICES else ""
+        lines.append(f"  device busy from {main['program']}'s first kernel to its last: {shown}{rest}")
     steps = trace["steps"]
     if steps:
         lines.append(f"  steps: {steps['count']}, mean {format_ns(steps['mean_us'] * 1000, 4)} "
