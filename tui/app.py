@@ -57,7 +57,6 @@ class XlaTuiApp(App):
         self.load_error: str | None = None
         self._preloaded = workspace
         self._freezing: bool | None = None  # whether this app froze what it loaded (see keep_loaded)
-        self.parsing = False  # a profile opened alone: its main program is still being parsed
 
     def on_mount(self) -> None:
         self.set_interval(LET_GO_EVERY_S, self._let_go_idle)
@@ -65,7 +64,7 @@ class XlaTuiApp(App):
             self._adopt(self._preloaded)
         elif self.paths:
             if _profiles_only(self.paths):
-                self.switch_mode("timeline")  # opened alone, a profile opens on its timeline (see _adopt)
+                self.switch_mode("timeline")  # a profile opened alone opens on its timeline, as Perfetto's does
             self.load_inputs()
         else:
             self.status = "Nothing to open: give a script, HLO file, dump folder or profile"
@@ -84,10 +83,9 @@ class XlaTuiApp(App):
             return
         if ws.trace is not None and self.current_mode == "timeline":
             ws.trace.span  # what its span needs is decoded here, not on the UI thread while the timeline adopts it
-        first = ws.main
-        self.parsing = first is not None and not first.loaded  # a profile alone: its timeline shows while its program parses
+        first, deferred = ws.main, not ws.parsed  # a profile alone: its timeline shows while its program parses
         self.call_from_thread(self._adopt, ws)
-        if self.parsing:
+        if deferred:
             load_profile_program(ws, self.main_module, progress)
             self.call_from_thread(self._program_parsed, ws, first)
 
@@ -102,8 +100,6 @@ class XlaTuiApp(App):
         self.status = "Ready"
         self.workspace = ws
         self.keep_loaded()
-        if ws.trace is not None and all(entry.span is not None for entry in ws.modules) and self.current_mode == "graph":
-            self.switch_mode("timeline")  # a profile opened alone opens on its timeline, as Perfetto's does
         if ws.warnings:
             self.notify(f"{len(ws.warnings)} warning(s): {ws.warnings[0]}", severity="warning", timeout=6)
 
@@ -111,7 +107,6 @@ class XlaTuiApp(App):
         """The main program of a profile opened alone is parsed: the screens see the workspace
         again (a program left out for being bad changes the main module and says why)."""
         self.status = "Ready"
-        self.parsing = False
         if ws.main is not first:
             ws.select(module=ws.main.label if ws.main else None)
             if ws.warnings:

@@ -38,10 +38,20 @@ OPCODES = COLLECTIVES | LAYOUT | CONTROL | MATMUL | REDUCE | frozenset({
 
 def is_opcode(opcode: str) -> bool:
     """Whether XLA knows `opcode`, including the `<op>-start/-update/-done` async spellings of any op."""
+    return opcode in OPCODES or async_part(opcode) is not None
+
+
+def async_part(opcode: str) -> str | None:
+    """`async-start`/`-update`/`-done` for an async op, also one printed with syntax sugar
+    (`fusion-start`: an op XLA knows with that suffix, as jaxlib prints a proto's async
+    wrappers); None for any other op, those with a start and done of their own
+    (`all-reduce-start`, `copy-done`) included."""
+    if opcode in ("async-start", "async-update", "async-done"):
+        return opcode
     if opcode in OPCODES:
-        return True
-    base, _, suffix = opcode.rpartition("-")
-    return suffix in ("start", "update", "done") and base in OPCODES
+        return None
+    base, _, part = opcode.rpartition("-")
+    return f"async-{part}" if part in ("start", "update", "done") and base in OPCODES else None
 
 
 # Category names in display order (also the legend order).

@@ -112,9 +112,7 @@ def load_workspace(paths: list[str | os.PathLike], main: str | None = None, prog
     runs_from = trace
     if not modules and trace is not None:
         modules = _profile_modules(trace)
-        if not any(track.name == "XLA Modules" for track in trace.tracks):
-            runs_from = None  # a CPU profile's programs: the largest, not the one that ran most (that
-            # would decode every event before the first frame; device profiles say it from their modules' lines)
+        runs_from = _runs_said_by(trace)
     main_entry = _pick_main(modules, main, runs_from) if modules else None
     if not defer_profile_program:
         main_entry = _parsed_program(modules, main_entry, main, runs_from, warnings, say)
@@ -132,8 +130,15 @@ def load_workspace(paths: list[str | os.PathLike], main: str | None = None, prog
 def load_profile_program(ws: Workspace, main: str | None = None, progress: Progress | None = None) -> None:
     """Parse the main program of a profile opened alone (load_workspace deferred it): one the
     profile holds cut or bad is left out with a warning, and the next becomes the main module."""
-    runs_from = ws.trace if ws.trace is not None and any(t.name == "XLA Modules" for t in ws.trace.tracks) else None
-    ws.main = _parsed_program(ws.modules, ws.main, main, runs_from, ws.warnings, progress or (lambda message: None))
+    ws.main = _parsed_program(ws.modules, ws.main, main, _runs_said_by(ws.trace), ws.warnings,
+                              progress or (lambda message: None))
+
+
+def _runs_said_by(trace):
+    """The trace that picks a profile's main program by how often it ran: a device profile, whose
+    `XLA Modules` lines say so. A CPU profile's programs go by size (counting their runs would
+    decode every event before the first frame)."""
+    return trace if trace is not None and any(track.name == "XLA Modules" for track in trace.tracks) else None
 
 
 def _parsed_program(modules: list[ModuleEntry], entry: ModuleEntry | None, main: str | None, runs_from,

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from tui.model import hlo_attrs
+from tui.model.categories import async_part
 from tui.model.hlo import HloComputation, HloInstruction, HloModule
 from tui.model.shapes import ELEMENT_BITS, Shape
 
@@ -26,10 +27,6 @@ Position = tuple[HloInstruction, Index]
 # Users that read only the top-level value of their operand (nested values pass through).
 _TOP_LEVEL_USERS = frozenset(("get-tuple-element", "copy"))
 _PASS_THROUGH_USERS = frozenset(("domain", "tuple"))
-_ASYNC = frozenset(("async-start", "async-update", "async-done"))
-# Ops whose -start/-done are ops of their own; any other `<op>-start/-update/-done` is an async
-# wrapper printed with syntax sugar (`fusion-start`: how jaxlib prints a proto's async ops).
-_OWN_ASYNC = frozenset(("all-reduce", "all-gather", "collective-permute", "copy", "send", "recv"))
 _IO_ALIAS = re.compile(r"\{([\d,\s]*)\}:\s*\((\d+),\s*\{([\d,\s]*)\}")
 
 
@@ -181,7 +178,7 @@ class _LiveRangeBuilder:
                 self._bind_params(callee, ins.operands)
                 self._flow(callee)
                 self.sets[ins] = dict(self.sets[callee.root])
-            elif op in _ASYNC or async_part(ins):
+            elif async_part(op):
                 self._flow_async(ins)
             elif op != "parameter" or ins not in self.sets:
                 self.sets[ins] = self._instruction_set(ins)
@@ -193,9 +190,8 @@ class _LiveRangeBuilder:
     def _flow_async(self, ins: HloInstruction) -> None:
         """An async op's values; a sugared one (`fusion-start`) calls the wrapped op's own
         computations, not a wrapper, so its result is its own new value."""
-        sugared = ins.opcode not in _ASYNC
-        op = async_part(ins) or ins.opcode
-        wrapped = None if sugared else next(iter(ins.called_computations), None)
+        op = async_part(ins.opcode)
+        wrapped = next(iter(ins.called_computations), None) if op == ins.opcode else None
         if op == "async-start" and wrapped is not None:
             self.callers[wrapped] = ins
             self._bind_params(wrapped, ins.operands)
@@ -365,7 +361,7 @@ class _LiveRangeBuilder:
                 done = _async_done(caller)
                 end = max(end, time[done] if done in time else span[comp][1])
                 start = min(start, span[caller.computation][0])
-            elif index[:1] == (1,) and ins.opcode not in _ASYNC and async_part(ins) == "async-start":
+            elif index[:1] == (1,) and ins.opcode != "async-start" and async_part(ins.opcode) == "async-start":
                 done = _async_done(ins)  # a sugared start's result: the wrapped op's, as above
                 end = max(end, time[done] if done in time else span[comp][1])
                 start = min(start, span[comp][0])
@@ -453,20 +449,10 @@ class _LiveRangeBuilder:
                 a[3] = min(a[3], b[2])
 
 
-def async_part(ins: HloInstruction) -> str | None:
-    """`async-start`/`-update`/`-done` for an async op, sugared or not; None for any other op."""
-    if ins.opcode in _ASYNC:
-        return ins.opcode
-    base, _, part = ins.opcode.rpartition("-")
-    if part in ("start", "update", "done") and base and base not in _OWN_ASYNC:
-        return f"async-{part}"
-    return None
-
-
 def _async_done(start: HloInstruction) -> HloInstruction:
     ins = start
-    while async_part(ins) != "async-done":
-        follow = [u for u in ins.users if async_part(u) in ("async-update", "async-done")]
+    while async_part(ins.opcode) != "async-done":
+        follow = [u for u in ins.users if async_part(u.opcode) in ("async-update", "async-done")]
         if not follow:
             return start
         ins = follow[0]

@@ -125,6 +125,12 @@ def _busy_in_main(ws: Workspace) -> dict | None:
     return {"program": program, "devices": devices} if devices else None
 
 
+def _busy_text(devices: list[dict]) -> str:
+    from tui.model.utilization import busy_text
+
+    return busy_text([(b["device"], b["share"], round(b["window_us"] * 1000)) for b in devices], TOP_DEVICES)
+
+
 def format_summary(summary: dict) -> str:
     lines = []
     capture = summary.get("capture")
@@ -178,16 +184,10 @@ def _trace_lines(trace: dict) -> list[str]:
         lines.append(f"  {which}: {kind}")
     busy = trace.get("busy")
     if busy:  # the union of the device's work, from its first event to its last
-        shown = ", ".join(f"{b['device'].removeprefix('/device:')} {b['share']:.1%} of {format_ns(b['window_us'] * 1000, 4)}"
-                          for b in busy[:TOP_DEVICES])
-        rest = f", … ({len(busy)} devices)" if len(busy) > TOP_DEVICES else ""
-        lines.append(f"  device busy, from its first event to its last: {shown}{rest}")
+        lines.append(f"  device busy, from its first event to its last: {_busy_text(busy)}")
     main = trace.get("busy_in_main")
     if main and main["devices"] != busy:  # compilation or other programs in the profile
-        shown = ", ".join(f"{b['device'].removeprefix('/device:')} {b['share']:.1%} of {format_ns(b['window_us'] * 1000, 4)}"
-                          for b in main["devices"][:TOP_DEVICES])
-        rest = f", … ({len(main['devices'])} devices)" if len(main["devices"]) > TOP_DEVICES else ""
-        lines.append(f"  device busy from {main['program']}'s first kernel to its last: {shown}{rest}")
+        lines.append(f"  device busy from {main['program']}'s first kernel to its last: {_busy_text(main['devices'])}")
     steps = trace["steps"]
     if steps:
         lines.append(f"  steps: {steps['count']}, mean {format_ns(steps['mean_us'] * 1000, 4)} "

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from tui.model.timescale import format_ns
 from tui.model.trace import Trace, Track
 
 OPS_LINE = "XLA Ops"
@@ -61,6 +62,14 @@ def device_busy(trace: Trace, t0: int | None = None, t1: int | None = None) -> l
         hi = int(end.max()) if t1 is None else t1
         out.append(DeviceBusy(device, _union(np.clip(start, lo, hi), np.clip(end, lo, hi)), hi - lo))
     return out
+
+
+def busy_text(devices: list[tuple[str, float, int | None]], most: int = 4) -> str:
+    """`GPU:0 44.9% of 1.003 ms, …`: (device, share, window in ns or None) of the first `most`
+    devices, and how many there are where more."""
+    shown = ", ".join(f"{device.removeprefix('/device:')} {share:.1%}" + (f" of {format_ns(window, 4)}" if window else "")
+                      for device, share, window in devices[:most])
+    return shown + (f", … ({len(devices)} devices)" if len(devices) > most else "")
 
 
 def _work(track: Track) -> tuple[np.ndarray, np.ndarray]:

@@ -148,6 +148,12 @@ class Workspace:
         return found
 
     @property
+    def parsed(self) -> bool:
+        """Whether the main module is parsed (a profile opened alone comes before its program:
+        inputs.load_profile_program)."""
+        return self.main is None or self.main.loaded
+
+    @property
     def current(self) -> ModuleEntry | None:
         """The module the selection is in."""
         return self.module(self.selection.module) or self.main

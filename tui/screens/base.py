@@ -55,7 +55,8 @@ class WorkspaceScreen(LineCache, Screen):
     def ready(self) -> bool:
         """The workspace is here, and for a pane about a module, its module too (a profile
         opened alone shows its timeline while the app still parses its program)."""
-        return self.app.workspace is not None and (self.shows == "trace" or not getattr(self.app, "parsing", False))
+        ws = self.app.workspace
+        return ws is not None and (self.shows == "trace" or ws.parsed)
 
     @property
     def has_content(self) -> bool:

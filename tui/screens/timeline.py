@@ -27,7 +27,7 @@ from tui.model.scopes import DEEPEST, name_scope, parting_depth
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats, Trace, TraceLanes, return_freed_memory
-from tui.model.utilization import DeviceBusy, device_busy
+from tui.model.utilization import DeviceBusy, busy_text, device_busy
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
 from tui.widgets.timeline import TimelineView
@@ -447,8 +447,7 @@ class TimelineScreen(WorkspaceScreen):
         title = (f" Range {format_ns(t0 - origin, 6)} to {format_ns(t1 - origin, 6)} ({format_ns(t1 - t0, 6)}): "
                  f"{sum(row.count for row in rows):,} events of {len(rows):,} names, largest total first")
         if busy:  # XProf's duty cycle, for this range
-            title += "; busy: " + ", ".join(f"{b.device.removeprefix('/device:')} {b.share:.1%}" for b in busy[:4])
-            title += f", … ({len(busy)} devices)" if len(busy) > 4 else ""
+            title += "; busy: " + busy_text([(b.device, b.share, None) for b in busy])
         self.panel.show_table(title, rows)
 
     def action_top_ops(self, table: str = "ops") -> None:
