@@ -60,6 +60,16 @@ def test_summary_json_of_a_dump_with_its_profile():
     assert summary["errors"] == []
 
 
+def test_summary_says_why_a_module_before_optimizations_has_no_peak():
+    """No schedule, no program order: the peak is not guessed, and the summary says why."""
+    before = FIXTURES / "transformer" / "module_0014.jit_train_step.before_optimizations.txt"
+    row = json.loads(run("--summary", "--json", str(before)).stdout)["modules"][0]
+    assert row["scheduled"] is False and row["peak_memory_bytes"] is None and row["instructions"] > 100
+    assert "peak unknown (not scheduled" in run("--summary", str(before)).stdout
+    after = json.loads(run("--summary", "--json", str(FIXTURES / "mlp.hlo")).stdout)["modules"][0]
+    assert after["scheduled"] is True and after["peak_memory_bytes"] > 0
+
+
 def test_summary_into_a_closed_pipe_ends_quietly():
     """`xla-tui --summary … | head`: the reader leaves early; no traceback, status 0."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")

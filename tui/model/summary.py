@@ -27,7 +27,7 @@ def summarize(ws: Workspace) -> dict:
     for entry in ws.modules:
         row = {"name": entry.name, "label": entry.label, "file": str(entry.path), "stage": entry.stage,
                "computations": None, "instructions": None, "peak_memory_bytes": None, "peak_memory_source": None,
-               "peak_memory_by_space": None}
+               "peak_memory_by_space": None, "scheduled": None}
         try:
             hlo = entry.load()
         except InputError as e:
@@ -36,6 +36,7 @@ def summarize(ws: Workspace) -> dict:
             continue
         row["computations"] = len(hlo.computations)
         row["instructions"] = hlo.instruction_count
+        row["scheduled"] = hlo.is_scheduled
         peak = peak_memory(entry)
         if peak is not None:
             row["peak_memory_bytes"], row["peak_memory_source"] = peak.bytes, peak.source
@@ -152,7 +153,9 @@ def format_summary(summary: dict) -> str:
                 lines.append(f" {mark} {m['label']}: not loaded")
                 continue
             peak = (f"peak {human_bytes(m['peak_memory_bytes'])} ({m['peak_memory_source']})"
-                    if m["peak_memory_bytes"] is not None else "peak unknown")
+                    if m["peak_memory_bytes"] is not None
+                    else "peak unknown (not scheduled: no program order yet)" if not m["scheduled"]
+                    else "peak unknown")
             spaces = m["peak_memory_by_space"] or {}
             if len(spaces) > 1:  # each space's own highest (device and host memory are not one pool)
                 peak += " [" + ", ".join(f"{name} {human_bytes(n)}" for name, n in spaces.items()) + "]"
