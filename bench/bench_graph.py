@@ -14,8 +14,9 @@ measured the same way in the same process (bench/keyframe.py), and the ratio (ta
   shows a different instruction (a full page redraw, nothing reused); then j/k back and forth
   (each key shows the page of a moment ago, which the screen keeps).
 
-The new-op and details cases run twice: keys back to back, and with a pause before each key
-(as a person reading the screen makes), in which the screens work ahead (tui/widgets/still.py):
+The new-op and details cases run again with a pause before each key (as a person reading the
+screen makes), and new ops once more at a quick tapper's pace (0.15 s between keys); in those
+pauses the screens work ahead (tui/widgets/still.py):
 the graph around the op under the cursor is laid out and drawn, the pages of j and k laid out.
 Details j also runs held down (repeats 33 ms apart: the next page is laid out after each one).
 
@@ -71,13 +72,15 @@ def main(argv=None) -> None:
     async def on_details(app, pilot):
         await pilot.press("2")
 
-    pause_s = 0.6  # two ticks of a view standing still (tui/widgets/still.py), and some
+    pause_s = 0.6  # a person reading the screen
+    tapping_s = 0.15  # a person tapping keys quickly: the cursor stands still for a tick (tui/widgets/still.py)
     repeat_s = 0.033  # a held key's repeats (30 a second): the next page is laid out between them
     cases = [
         ("graph moves (k/j)", ["k", "j"], None, None, 0.0),
         ("graph re-centre (k/enter/backspace)", ["k", "enter", "backspace"], None, None, 0.0),
         ("graph re-centre on new ops (j, timed: enter)", ["j", "enter"], None, ["enter"], 0.0),
         ("  the same, after a pause", ["j", "enter"], None, ["enter"], pause_s),
+        ("  the same, tapped 0.15 s apart", ["j", "enter"], None, ["enter"], tapping_s),
         ("schedule moves (j/k)", ["j", "k"], on_schedule, None, 0.0),
         ("details next op (j)", ["j"], on_details, None, 0.0),
         ("  the same, after a pause", ["j"], on_details, None, pause_s),

@@ -12,7 +12,10 @@ down (repeats 33 ms apart: the next window in the key's direction is painted aft
 tui/widgets/still.py HeldKey), and W held down from fully zoomed out. Also the
 cursor keys: left/right between events (zoomed fully in, each step pans to the next event: a
 whole new picture, and the event's details below), right on (back to back, then held down) and
-up/down between rows (two rows repainted). Each comparison runs `--repeats` times (other processes on the machine swing
+up/down between rows (two rows repainted). Last, a walk through new windows, each a zoom or
+pan away from the last (D, W, D, S from 21 ns a cell), back to back and at a quick tapper's
+pace (0.15 s apart: the view stands still for a tick between keys, and paints the next
+windows ahead). Each comparison runs `--repeats` times (other processes on the machine swing
 single runs a lot); the median ratio is the figure. Needs `make_profile.py`'s run.
 
     python bench/bench_timeline.py [--rounds 10] [--repeats 3] [--size 200x50]
@@ -60,6 +63,19 @@ def zoomed_in(on_row: int):
     return setup
 
 
+def zoomed_part_way(setup, steps: int = 6):
+    """Setup, then S `steps` times: a zoom from which W, S, A and D all show new windows."""
+
+    async def zoomed_out(app, pilot) -> None:
+        await setup(app, pilot)
+        for _ in range(steps):
+            await pilot.press("s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+    return zoomed_out
+
+
 def nothing_kept(setup):
     """Setup, then no window kept or painted ahead: every key paints the whole pane."""
 
@@ -87,7 +103,8 @@ def main() -> None:
         return XlaTuiApp(xplane)
 
     busy_row = 9  # /host:CPU's first XLA Eigen thread, row 0 (rows: group, python x6, ...)
-    pause_s = 0.6  # two ticks of a view standing still, and some
+    pause_s = 0.6  # a person reading the screen
+    tapping_s = 0.15  # a person tapping different keys quickly
     repeat_s = 0.033  # a held key's repeats (30 a second)
     cases = [
         ("timeline zoomed out, W/S", ["w", "s"], show_timeline, 0.0),
@@ -104,6 +121,8 @@ def main() -> None:
         ("timeline cursor, right on", ["right"], zoomed_in(busy_row), 0.0),
         ("  the same, held down", ["right"], zoomed_in(busy_row), repeat_s),
         ("timeline cursor, down/up", ["down", "up"], zoomed_in(busy_row), 0.0),
+        ("timeline new windows, D W D S", ["d", "w", "d", "s"], zoomed_part_way(zoomed_in(busy_row)), 0.0),
+        ("  the same, tapped 0.15 s apart", ["d", "w", "d", "s"], zoomed_part_way(zoomed_in(busy_row)), tapping_s),
     ]
     medians = []
     for label, keys, setup, pause in cases:

@@ -1,18 +1,19 @@
 """Work for the next key, done while the view stands still between keys.
 
-A person reads the screen between keys; those pauses are long enough to lay out what the
-likely next keys would show (the next zoom and pan windows, the next op's page, the op under
-the cursor re-centred). The shown pane is asked every tick (WorkspaceScreen.work_ahead); once
-its view has stood still for a whole tick, it works ahead, once until the view changes. Keys
-pressed back to back do not wait for it; a key pressed again right after itself is taken as
-held (HeldKey), and what its next press shows is made just after each frame, between repeats.
+A person reads the screen between keys; even someone tapping keys quickly leaves a tenth of
+a second or more between different ones, long enough to lay out what the likely next keys
+would show (the next zoom and pan windows, the next op's page, the op under the cursor
+re-centred). The shown pane is asked every tick (WorkspaceScreen.work_ahead); once its view
+has stood still for a whole tick, it works ahead, once until the view changes. Keys pressed
+back to back do not wait for it; a key pressed again right after itself is taken as held
+(HeldKey), and what its next press shows is made just after each frame, between repeats.
 """
 
 from __future__ import annotations
 
 from typing import Callable, Hashable
 
-TICK_S = 0.25
+TICK_S = 0.06  # still for one to two ticks (60-120 ms): ready before a quick tapper's next key
 AFTER_FRAME_S = 0.02  # a frame is out within 17 ms of its key (60 per second); a held key repeats every 25-40 ms
 
 
