@@ -218,6 +218,36 @@ async def test_windows_shown_before_or_painted_ahead_come_back_as_a_fresh_paint_
             view.paint_ahead()
 
 
+async def test_a_quick_tappers_pause_is_enough_to_paint_the_next_windows(monkeypatch):
+    """With the real tick: 0.15 s after a key (someone tapping different keys quickly) the
+    windows that W, S, A and D would show are painted, and the one shown next bins nothing."""
+    import asyncio
+
+    import tui.widgets.timeline as timeline
+    from tui.model.trace_bins import bin_rows
+    from tui.widgets import still
+
+    calls = []
+    monkeypatch.setattr(timeline, "bin_rows", lambda *a, **k: calls.append(a[2:4]) or bin_rows(*a, **k))  # the window
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_on_the_client_thread(pilot)
+        await pilot.press("w", "w")
+        for key in ("d", "w", "a", "s"):
+            await pilot.press(key)
+            await asyncio.sleep(0.15)
+            await pilot.pause()
+            centre = view._zoom_centre()
+            ahead = [view.window.zoom(timeline.ZOOM_STEP, centre), view.window.zoom(1 / timeline.ZOOM_STEP, centre),
+                     view.window.pan(-timeline.PAN_STEP), view.window.pan(timeline.PAN_STEP)]
+            assert still.TICK_S * 2 < 0.15 and all(view.pictures.kept_as(w) is not None for w in ahead), key
+        calls.clear()
+        shown = ahead[3]
+        await pilot.press("d")
+        assert window(view) == (shown.t0, shown.t1)
+        assert (shown.t0, shown.ns_per_cell) not in calls  # shown as painted ahead (its neighbours may be painted by now)
+
+
 async def test_a_held_zoom_or_pan_key_has_its_next_window_painted_between_repeats(monkeypatch):
     """D (or W) pressed again right after itself is held down: just after each frame the window
     of its next press is painted, so that press bins nothing and shows what a fresh paint draws.
