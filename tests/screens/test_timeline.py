@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import FIXTURES, screen_text
+from tui.model.explain import si
 
 from tui.app import XlaTuiApp
 from tui.model.cost import op_cost
@@ -345,6 +346,9 @@ async def test_enter_selects_an_op_and_enter_again_opens_its_instruction():
         assert shown["source"] == f"{ins.source[0]}:{ins.source[1]}" and shown["source"].split(":")[0].endswith(".py")
         flops = op_cost(app.workspace.main.load().instruction(name)).flops
         assert flops > 0 and f"{flops:,.0f} FLOP" in shown["cost"]
+        start, end = trace.tracks[int(tracks[0])].event_span(int(found[0]))
+        rate = flops / ((end - start) / 1e9)
+        assert shown["this run"].startswith(si(rate, "FLOP/s") + ", ") and shown["this run"].endswith("B/s")
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, DetailsScreen)
@@ -441,10 +445,12 @@ async def test_top_ops_table_and_jumping_to_an_op():
         assert [row.name for row in panel.rows] == [row.name for row in expected] and expected
         assert expected[0].name in screen_text(app)
         from tui.model.links import op_flop_rates, op_instructions
+        from tui.widgets.trace_panel import gflops
 
         rates = op_flop_rates(expected, op_instructions(app.workspace, expected))
         k, rate = next((k, rate) for k, rate in enumerate(rates) if rate is not None)
-        assert "GFLOP/s" in panel._table_line(1).text and f"{rate / 1e9:,.4g}" in panel._table_line(k + 2).text
+        assert "GFLOP/s" in panel._table_line(1).text and gflops(rate) in panel._table_line(k + 2).text
+        assert [gflops(r) for r in (1.219e13, 5.3e9, 5.396e5, 0.0)] == ["12,190", "5.3", "0.00054", "0"]  # no 1.219e+04
         panel.focus()
         await pilot.press("down", "enter")
         name = expected[1].name

@@ -18,6 +18,7 @@ from textual.binding import Binding
 from textual.widgets import Input
 
 from tui.model.errors import InputError
+from tui.model.explain import si
 from tui.model.cost import op_cost
 from tui.model.links import (correlated, events_of_name, instruction_for_event, instruction_or_name,
                              kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes,
@@ -325,7 +326,7 @@ class TimelineScreen(WorkspaceScreen):
             return lines
         seconds = dur_ns / 1e9
         return lines + [("cost", f"{cost.flops:,.0f} FLOP, {human_bytes(cost.bytes_accessed)} accessed (XLA's cost model)", None),
-                        ("this run", f"{cost.flops / seconds / 1e9:.3g} GFLOP/s, {cost.bytes_accessed / seconds / 1e9:.3g} GB/s", None)]
+                        ("this run", f"{si(cost.flops / seconds, 'FLOP/s')}, {si(cost.bytes_accessed / seconds, 'B/s')}", None)]
 
     def _show_trace_facts(self) -> None:
         """With no event under the cursor: what was loaded, and what the profiler lost."""

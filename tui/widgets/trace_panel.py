@@ -38,6 +38,12 @@ _SORTS = {  # column -> the value rows are ordered by, largest first (an unknown
 }
 
 
+def gflops(rate: float) -> str:
+    """FLOP/s in the GFLOP/s column, in plain digits (an H100's 12,190, a copy's 0.00054)."""
+    g = rate / 1e9
+    return f"{g:,.0f}" if g >= 100 else f"{g:.3g}" if g >= 1e-4 else "<0.0001" if g > 0 else "0"
+
+
 class TracePanel(LineCache, Viewport, Widget, can_focus=True):
     """Line 0 is a rule (accented when focused), line 1 the info line; the body scrolls."""
 
@@ -222,7 +228,7 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
             cells.append(f"{100 * row.total_ns / self.total:.1f}")
         if self.rates:
             rate = self.rates[self._order[k]]
-            cells.append("" if rate is None else f"{rate / 1e9:,.4g}")
+            cells.append("" if rate is None else gflops(rate))
         program = "  " + fit(row.program or "", program_width - 2) if program_width else ""
         text = " " + fit(row.name, name_width) + program + "".join(c.rjust(_NUMBER_WIDTH) for c in cells)
         if notes_width:
