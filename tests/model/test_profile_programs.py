@@ -94,6 +94,16 @@ def test_tpu_events_link_to_the_program_they_ran_in(corpus):
         assert links.occurrences(main.instruction(name)).count == rows[name].count > 0
 
 
+def test_programs_are_listed_in_the_order_jax_compiled_them():
+    """The metadata plane keeps programs in a hash map's order; they are listed by their ids."""
+    with open(CPU_PROFILE, "rb") as f:
+        programs, problem = embedded_programs(f.read())
+    ids = [int(re.fullmatch(r".*\((\d+)\)", p.name).group(1)) for p in programs]
+    assert problem is None and len(ids) > 3 and ids == sorted(ids)
+    ws = load_workspace([CPU_PROFILE])
+    assert [m["label"] for m in summarize(ws)["modules"]] == [p.name for p in programs]
+
+
 def test_modules_for_a_program_put_that_program_first():
     entries = [ModuleEntry(label=f"jit_stage({n})", name="jit_stage", path=CPU_PROFILE, span=(0, 1)) for n in (8, 10)]
     ws = Workspace(entries)

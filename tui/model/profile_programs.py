@@ -94,7 +94,15 @@ def _programs(raw, plane: tuple[int, int]) -> list[EmbeddedProgram]:
                 proto = _bytes_of(raw, value, stat_ids) or proto
         if name and proto is not None:
             programs.append(EmbeddedProgram(name, *proto))
-    return programs
+    return sorted(programs, key=_in_compile_order)
+
+
+def _in_compile_order(program: EmbeddedProgram) -> tuple[int, str]:
+    """`jit_step(12)` -> (12, name): the plane keeps its programs in a hash map's order; their
+    ids count up as JAX compiles them, which is the order a person remembers."""
+    head, _, tail = program.name.rpartition("(")
+    number = tail[:-1] if head and tail.endswith(")") else ""
+    return (int(number) if number.isdigit() else -1, program.name)
 
 
 def _map_value(raw, entry: tuple[int, int]) -> tuple[int, int] | None:
