@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, REPO
 
+from tui.model.cost import op_cost
+
 
 def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
@@ -51,6 +53,8 @@ def test_summary_json_of_a_dump_with_its_profile():
     assert abs(sum(c["share"] for c in categories) - 1) < 1e-9 and {"matmul", "loop fusion"} <= {c["name"] for c in categories}
     dots = sum(op["total_us"] for op in ops if module.instruction(op["name"]).opcode == "dot")
     assert all(op["flops_per_s"] > 0 for op in ops if module.instruction(op["name"]).opcode == "dot")
+    moved = [op_cost(module.instruction(op["name"])).bytes_accessed for op in ops]  # XLA's cost model's bytes
+    assert all(op["bytes_per_s"] == pytest.approx(b * op["count"] / (op["total_us"] / 1e6)) for op, b in zip(ops, moved) if b > 0)
     assert next(c["total_us"] for c in categories if c["name"] == "matmul") >= dots > 0
     scopes = summary["trace"]["op_scopes"]  # all of it again, by JAX name scope where those part
     assert scopes["depth"] == 2 and abs(sum(c["share"] for c in scopes["scopes"]) - 1) < 1e-9

@@ -102,21 +102,25 @@ def test_op_time_by_category(ws):
     assert sum(c.total_ns for c in categories) == sum(row.total_ns for row in rows)
 
 
-def test_each_ops_achieved_flop_rate(ws):
-    """Top ops' FLOP/s: the instruction's FLOPs by XLA's own cost analysis (checked against the
-    compiled module's total in test_cost) times its runs, over their time; none for ops the
-    cost model can't see."""
+def test_each_ops_achieved_flop_and_byte_rate(ws):
+    """Top ops' FLOP/s and bytes/s: the instruction's FLOPs and bytes accessed by XLA's own cost
+    analysis (checked against the compiled module's totals in test_cost) times its runs, over
+    their time; none for ops the cost model can't see."""
     from tui.model.cost import op_cost
-    from tui.model.links import op_flop_rates, op_instructions
+    from tui.model.links import op_byte_rates, op_flop_rates, op_instructions
 
     rows = top_ops(ws)
     instructions = op_instructions(ws, rows)
-    rates = op_flop_rates(rows, instructions)
+    rates, bandwidths = op_flop_rates(rows, instructions), op_byte_rates(rows, instructions)
     dots = [(row, ins, rate) for row, ins, rate in zip(rows, instructions, rates) if ins.opcode == "dot"]
     assert dots
     for row, ins, rate in dots:
         assert rate == op_cost(ins).flops * row.count / (row.total_ns / 1e9) and rate > 1e6
     assert all(rate is None for row, ins, rate in zip(rows, instructions, rates) if op_cost(ins).flops <= 0)
+    for row, ins, bandwidth in zip(rows, instructions, bandwidths):
+        moved = op_cost(ins).bytes_accessed
+        assert bandwidth == (moved * row.count / (row.total_ns / 1e9) if moved > 0 else None)
+    assert sum(b is not None for b in bandwidths) > sum(r is not None for r in rates)  # copies move bytes, no FLOPs
 
 
 def test_tpu_ops_match_by_name_within_their_module(corpus):

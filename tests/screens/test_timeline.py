@@ -444,13 +444,17 @@ async def test_top_ops_table_and_jumping_to_an_op():
         expected = top_ops(app.workspace)
         assert [row.name for row in panel.rows] == [row.name for row in expected] and expected
         assert expected[0].name in screen_text(app)
-        from tui.model.links import op_flop_rates, op_instructions
-        from tui.widgets.trace_panel import gflops
+        from tui.model.links import op_byte_rates, op_flop_rates, op_instructions
+        from tui.widgets.trace_panel import giga
 
-        rates = op_flop_rates(expected, op_instructions(app.workspace, expected))
+        instructions = op_instructions(app.workspace, expected)
+        rates, bandwidths = op_flop_rates(expected, instructions), op_byte_rates(expected, instructions)
         k, rate = next((k, rate) for k, rate in enumerate(rates) if rate is not None)
-        assert "GFLOP/s" in panel._table_line(1).text and gflops(rate) in panel._table_line(k + 2).text
-        assert [gflops(r) for r in (1.219e13, 5.3e9, 5.396e5, 0.0)] == ["12,190", "5.3", "0.00054", "0"]  # no 1.219e+04
+        header, line = panel._table_line(1).text, panel._table_line(k + 2).text
+        assert header.split()[-2:] == ["GFLOP/s", "GB/s"] and line.split()[-2:] == [giga(rate), giga(bandwidths[k])]
+        copies = [k for k, ins in enumerate(instructions) if ins is not None and op_cost(ins).flops == 0 and bandwidths[k]]
+        assert copies and all(rates[k] is None for k in copies)  # moves data only: a bandwidth, no FLOP rate
+        assert [giga(r) for r in (1.219e13, 5.3e9, 5.396e5, 0.0)] == ["12,190", "5.3", "0.00054", "0"]  # no 1.219e+04
         panel.focus()
         await pilot.press("down", "enter")
         name = expected[1].name
@@ -460,7 +464,7 @@ async def test_top_ops_table_and_jumping_to_an_op():
 
 async def test_the_top_ops_table_takes_the_keys_and_sorts_by_each_column():
     """`t` opens the table with the keys (arrows, Enter); `s` orders it by the next column,
-    largest first (count, self, mean, min, max, GFLOP/s, then total again); Enter takes the row
+    largest first (count, self, mean, min, max, GFLOP/s, GB/s, then total again); Enter takes the row
     shown; `t` again closes it and gives the keys back to the timeline."""
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:
@@ -477,6 +481,10 @@ async def test_the_top_ops_table_takes_the_keys_and_sorts_by_each_column():
         assert shown() == [row.name for row in by_self]
         await pilot.press("s", "s", "s", "s")
         assert panel.sort_by == "GFLOP/s"
+        await pilot.press("s")
+        bandwidths = panel.rates["GB/s"]
+        assert panel.sort_by == "GB/s" and shown() == [rows[k].name for k in sorted(
+            range(len(rows)), key=lambda k: -(bandwidths[k] if bandwidths[k] is not None else -1.0))]
         await pilot.press("s")
         assert panel.sort_by == "total" and shown() == [row.name for row in rows]
         await pilot.press("s")  # by count

@@ -78,8 +78,8 @@ def _trace_facts(ws: Workspace) -> dict:
     profile = op_profile(ws)
     total = sum(row.total_ns for row in profile.ops)
     facts["top_ops"] = [{"name": row.name, "program": row.program, "count": row.count, "total_us": row.total_ns / 1000.0,
-                         "share": row.total_ns / total if total else 0.0, "flops_per_s": rate}
-                        for row, rate in zip(profile.ops[:TOP_OPS], profile.rates)]
+                         "share": row.total_ns / total if total else 0.0, "flops_per_s": rate, "bytes_per_s": bandwidth}
+                        for row, rate, bandwidth in zip(profile.ops[:TOP_OPS], profile.rates, profile.byte_rates)]
     by_program: dict[str | None, int] = {}
     for row in profile.ops:
         by_program[row.program] = by_program.get(row.program, 0) + row.total_ns
@@ -201,7 +201,7 @@ def _trace_lines(trace: dict) -> list[str]:
         several = len({op["program"] for op in trace["top_ops"]}) > 1  # else the program goes unsaid
         for op in trace["top_ops"]:
             program = f"  in {op['program'] or '(no program)'}" if several else ""
-            rate = f"  {si(op['flops_per_s'], 'FLOP/s')}" if op["flops_per_s"] else ""
+            rate = "".join(f"  {si(op[key], unit)}" for key, unit in (("flops_per_s", "FLOP/s"), ("bytes_per_s", "B/s")) if op[key])
             lines.append(f"    {op['share']:6.1%}  {op['name'].ljust(width)}  {op['count']:>7,} runs  "
                          f"{format_ns(op['total_us'] * 1000, 4)}{rate}{program}")
     programs = trace["programs"]

@@ -498,7 +498,7 @@ class TimelineScreen(WorkspaceScreen):
             tuning = sum(row.total_ns for row in profile.autotuning)
             left_out = f" (XLA's autotuning left out: {format_ns(tuning, 4)})" if tuning else ""
             self.panel.show_table(f" Top XLA ops over the whole trace: {self._ops_title(rows)}, {format_ns(total, 6)} in all"
-                                  f"{left_out}", rows, total, profile.rates)
+                                  f"{left_out}", rows, total, _rates(profile))
 
     def _show_scopes(self) -> None:
         profile = self._ops
@@ -557,7 +557,8 @@ class TimelineScreen(WorkspaceScreen):
         rows = [profile.ops[k] for k in chosen]
         total = sum(row.total_ns for row in profile.ops)
         self.panel.show_table(f" {name}: {self._ops_title(rows)}, {format_ns(sum(r.total_ns for r in rows), 6)} "
-                              f"of {format_ns(total, 6)} ({back})", rows, total, [profile.rates[k] for k in chosen])
+                              f"of {format_ns(total, 6)} ({back})", rows, total,
+                              {column: [values[k] for k in chosen] for column, values in _rates(profile).items()})
 
     def _name_chosen(self, name: str, program: str | None) -> None:
         """A name in a table: its events (an op's runs in its program) become the matches; the
@@ -576,3 +577,8 @@ class TimelineScreen(WorkspaceScreen):
         self._searched = None
         self.view.focus()
         self.view.action_match(1)
+
+
+def _rates(profile: OpProfile) -> dict[str, list[float | None]]:
+    """The op tables' rate columns, as XProf's Op Profile gives them."""
+    return {"GFLOP/s": profile.rates, "GB/s": profile.byte_rates}

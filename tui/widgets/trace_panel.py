@@ -30,16 +30,15 @@ _NUMBER_WIDTH = 11
 PROGRAM_WIDTH = 32  # at most
 _TOP = 2  # the rule and the info line stay put; the rest scrolls
 _PLAIN, _BOLD, _DIM, _HEADER = Style(), Style(bold=True), Style(dim=True), Style(bold=True, underline=True)
-_SORTS = {  # column -> the value rows are ordered by, largest first (an unknown rate: last)
-    "total": lambda row, rate: row.total_ns, "count": lambda row, rate: row.count,
-    "self": lambda row, rate: row.self_ns, "mean": lambda row, rate: row.mean_ns,
-    "min": lambda row, rate: row.min_ns, "max": lambda row, rate: row.max_ns,
-    "GFLOP/s": lambda row, rate: -1.0 if rate is None else rate,
+_SORTS = {  # column -> the value rows are ordered by, largest first (then the rate columns')
+    "total": lambda row: row.total_ns, "count": lambda row: row.count,
+    "self": lambda row: row.self_ns, "mean": lambda row: row.mean_ns,
+    "min": lambda row: row.min_ns, "max": lambda row: row.max_ns,
 }
 
 
-def gflops(rate: float) -> str:
-    """FLOP/s in the GFLOP/s column, in plain digits (an H100's 12,190, a copy's 0.00054)."""
+def giga(rate: float) -> str:
+    """A rate in a G-unit column, in plain digits (an H100's 12,190 GFLOP/s, a copy's 0.00054)."""
     g = rate / 1e9
     return f"{g:,.0f}" if g >= 100 else f"{g:.3g}" if g >= 1e-4 else "<0.0001" if g > 0 else "0"
 
@@ -73,7 +72,7 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         self.name_chosen: Callable[[str, str | None], None] = lambda name, program: None
         self._program_width = 0  # of the table's program column: none unless its rows name several
         self.total: int | None = None  # with a table of ops: their total time (for a % column)
-        self.rates: list[float | None] | None = None  # with a table of ops: each one's achieved FLOP/s
+        self.rates: dict[str, list[float | None]] = {}  # with a table of ops: column ("GFLOP/s") -> each op's rate
         self.notes: list[str] | None = None  # with a table of GPU kernels: each one's launch and ops
         self._notes_length = 0  # the longest note
         self.sort_by = "total"  # the column the rows are shown in, largest first
@@ -97,12 +96,12 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         self._changed()
 
     def show_table(self, title: str, rows: list[NameStats], total: int | None = None,
-                   rates: list[float | None] | None = None, notes: list[str] | None = None) -> None:
+                   rates: dict[str, list[float | None]] | None = None, notes: list[str] | None = None) -> None:
         """Rows of per-name time; with `total`, a column of each row's share of it, with `rates`
-        one of the FLOP/s each op achieved (blank where unknown), with `notes` a last column of
-        text (a GPU kernel's launch)."""
+        a column per rate ("GFLOP/s": each op's achieved FLOP/s, shown in G units; blank where
+        unknown), with `notes` a last column of text (a GPU kernel's launch)."""
         self.title, self.rows, self.total, self.cursor = title, rows, total, 0
-        self.rates = rates if rates is not None and any(rate is not None for rate in rates) else None
+        self.rates = {column: values for column, values in (rates or {}).items() if any(v is not None for v in values)}
         self.notes = notes if notes and any(notes) else None
         self._notes_length = max(map(len, self.notes)) if self.notes else 0
         self.sort_by, self._order = "total", list(range(len(rows)))  # as given: largest total first
@@ -152,16 +151,18 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
             self.name_chosen(row.name, row.program)
 
     def action_sort(self) -> None:
-        """Show the rows by the next column (count, self, mean, min, max, FLOP/s, then total
-        again), largest first; the cursor stays on its row."""
+        """Show the rows by the next column (count, self, mean, min, max, the rates, then total
+        again), largest first (an unknown rate last); the cursor stays on its row."""
         if not self.rows:
             return
-        keys = [key for key in _SORTS if key != "GFLOP/s" or self.rates]
+        keys = [*_SORTS, *self.rates]
         self.sort_by = keys[(keys.index(self.sort_by) + 1) % len(keys)]
-        value = _SORTS[self.sort_by]
         at = self._order[self.cursor]
-        rates = self.rates or [None] * len(self.rows)
-        self._order = sorted(range(len(self.rows)), key=lambda k: -value(self.rows[k], rates[k]))  # stable: ties by total
+        if self.sort_by in self.rates:
+            values = [-1.0 if v is None else v for v in self.rates[self.sort_by]]
+        else:
+            values = list(map(_SORTS[self.sort_by], self.rows))
+        self._order = sorted(range(len(self.rows)), key=lambda k: -values[k])  # stable: ties by total
         self.cursor = self._order.index(at)
         self._lines.clear()
         self.refresh()
@@ -205,7 +206,7 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
     def _table_line(self, index: int) -> Strip:
         """Line `index` of the table: its title, the column header, then one row per name."""
         width = self._width
-        columns = list(_NUMBERS) + (["% time"] if self.total else []) + (["GFLOP/s"] if self.rates else [])
+        columns = list(_NUMBERS) + (["% time"] if self.total else []) + list(self.rates)
         program_width = self._program_width
         notes_width = min(self._notes_length + 2, max(width * 2 // 5, 24)) if self.notes else 0
         name_width = max(width - len(columns) * _NUMBER_WIDTH - program_width - notes_width - 1, 12)
@@ -226,9 +227,9 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
                  format_ns(row.min_ns), format_ns(row.max_ns)]
         if self.total:
             cells.append(f"{100 * row.total_ns / self.total:.1f}")
-        if self.rates:
-            rate = self.rates[self._order[k]]
-            cells.append("" if rate is None else gflops(rate))
+        for values in self.rates.values():
+            rate = values[self._order[k]]
+            cells.append("" if rate is None else giga(rate))
         program = "  " + fit(row.program or "", program_width - 2) if program_width else ""
         text = " " + fit(row.name, name_width) + program + "".join(c.rjust(_NUMBER_WIDTH) for c in cells)
         if notes_width:
