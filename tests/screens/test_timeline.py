@@ -1099,6 +1099,34 @@ async def test_t_on_a_gpu_scan_leaves_the_autotuning_out_and_enter_finds_a_slice
         assert len(view.matches[1]) == 12
 
 
+async def test_on_a_known_chip_the_op_table_says_how_much_of_its_peaks_each_op_used():
+    """XProf's Op Profile columns: on the H100 each op's FLOP/s and bytes/s are also shares of
+    the chip's peaks (the details screen's roofline table); a narrow terminal leaves the last
+    rate columns out for the names, and `s` sorts only by the columns shown."""
+    from tui.model.roofline import profile_chip
+
+    for width, shown in ((200, ["GFLOP/s", "GB/s", "FLOP util", "BW util"]), (130, ["GFLOP/s", "GB/s"])):
+        app = XlaTuiApp(FIXTURES / "gpu_scan" / "gpu_scan.xplane.pb", FIXTURES / "gpu_scan")
+        async with app.run_test(size=(width, 50)) as pilot:
+            await open_table(pilot, "t")
+            panel = app.screen.panel
+            chip = profile_chip(app.workspace.trace.devices.values())
+            assert chip is not None and chip.name == "NVIDIA H100 SXM"
+            flops, moved = panel.rates["GFLOP/s"], panel.rates["GB/s"]
+            assert panel.rates["FLOP util"] == [None if r is None else r / chip.peak_flops for r in flops]
+            assert panel.rates["BW util"] == [None if b is None else b / chip.peak_bytes for b in moved]
+            header = panel._table_line(1).text
+            assert [c for c in panel.rates if c in header] == shown and len(panel._table_line(2).text.rstrip()) <= width
+            k = next(k for k, b in enumerate(moved) if b is not None)
+            line = panel._table_line(2 + panel._order.index(k)).text
+            assert f"{moved[k] / chip.peak_bytes:.1%}" in line if width == 200 else "%" not in line.split()[-1]
+            sorts = []
+            for _ in range(6 + len(shown)):
+                await pilot.press("s")
+                sorts.append(panel.sort_by)
+            assert sorts[4:] == ["max", *shown, "total"]
+
+
 async def test_a_marked_range_says_how_busy_each_device_was():
     """XProf's duty cycle for a range: a kernel's own span is all busy; a range twice as long
     around it, with nothing else running, is half busy."""

@@ -48,6 +48,18 @@ def chip_for(device_name: str) -> Chip | None:
     return None
 
 
+def profile_chip(devices) -> Chip | None:
+    """The chip a profile ran on: its device plane's own peaks (a TPU's), else the table's chip
+    for the device's name (a GPU's); None for a host CPU or an unknown chip."""
+    for device in devices:
+        if device.peak_teraflops_per_second and device.peak_hbm_bw_gigabytes_per_second:
+            return Chip(device.name, device.peak_teraflops_per_second * 1e12, device.peak_hbm_bw_gigabytes_per_second * 1e9)
+        chip = chip_for(f"{device.device_type or ''} {device.name}")
+        if chip is not None:
+            return chip
+    return None
+
+
 @dataclass(frozen=True)
 class Roofline:
     achieved_flops: float  # per second

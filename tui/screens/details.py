@@ -26,7 +26,7 @@ from tui.model.cost import CostModel
 from tui.model.graph_layout import short_shape
 from tui.model.hlo import HloInstruction
 from tui.model.links import TraceLinks, program_of
-from tui.model.roofline import Chip, chip_for, roofline
+from tui.model.roofline import profile_chip, roofline
 from tui.model.shapes import human_bytes
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
@@ -256,15 +256,6 @@ class DetailsScreen(WorkspaceScreen):
         ws = self.workspace
         return list(ws.trace.devices.values()) if ws is not None and ws.trace is not None else []
 
-    def _chip(self) -> Chip | None:
-        for device in self._devices():
-            if device.peak_teraflops_per_second and device.peak_hbm_bw_gigabytes_per_second:
-                return Chip(device.name, device.peak_teraflops_per_second * 1e12, device.peak_hbm_bw_gigabytes_per_second * 1e9)
-            chip = chip_for(f"{device.device_type or ''} {device.name}")
-            if chip is not None:
-                return chip
-        return None
-
     def _profile(self, ins: HloInstruction, cost):
         links = self._trace_links()
         if links is None:
@@ -286,7 +277,7 @@ class DetailsScreen(WorkspaceScreen):
         if cost.known and seconds > 0:
             rows.append(("achieved", f"{explain.si(cost.flops / seconds, 'FLOP/s')}, "
                                      f"{explain.si(cost.bytes_accessed / seconds, 'B/s')}"))
-        chip = self._chip()
+        chip = profile_chip(self._devices())
         if chip is None:
             names = ", ".join(dict.fromkeys(d.device_type or d.name for d in self._devices())) or "a host CPU"
             rows.append(("bound", f"unknown: the profile's device ({names}) is not in the table of known chips"))

@@ -24,6 +24,7 @@ from tui.model.links import (correlated, events_of_name, instruction_for_event, 
                              kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes,
                              program_of, program_ran)
 from tui.model.kernels import KernelStats, kernel_stats
+from tui.model.roofline import profile_chip
 from tui.model.scopes import DEEPEST, name_scope, parting_depth
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
@@ -498,7 +499,7 @@ class TimelineScreen(WorkspaceScreen):
             tuning = sum(row.total_ns for row in profile.autotuning)
             left_out = f" (XLA's autotuning left out: {format_ns(tuning, 4)})" if tuning else ""
             self.panel.show_table(f" Top XLA ops over the whole trace: {self._ops_title(rows)}, {format_ns(total, 6)} in all"
-                                  f"{left_out}", rows, total, _rates(profile))
+                                  f"{left_out}", rows, total, self._rates(profile))
 
     def _show_scopes(self) -> None:
         profile = self._ops
@@ -550,6 +551,16 @@ class TimelineScreen(WorkspaceScreen):
         programs = {row.program for row in rows}
         return f"{len(rows):,} ops" if len(programs) < 2 else f"{len(rows):,} ops of {len(programs)} programs"
 
+    def _rates(self, profile: OpProfile) -> dict[str, list[float | None]]:
+        """The op tables' rate columns, as XProf's Op Profile gives them: FLOP/s and bytes/s, and
+        on a known chip their shares of its peaks (tui/model/roofline.py)."""
+        rates = {"GFLOP/s": profile.rates, "GB/s": profile.byte_rates}
+        chip = profile_chip(self.trace.devices.values())
+        if chip is not None:
+            rates["FLOP util"] = [None if r is None else r / chip.peak_flops for r in profile.rates]
+            rates["BW util"] = [None if b is None else b / chip.peak_bytes for b in profile.byte_rates]
+        return rates
+
     def _show_group(self, name: str, group_of: list[str], back: str) -> None:
         """The ops of one category or name scope (`group_of[k]` is op k's)."""
         profile = self._ops
@@ -558,7 +569,7 @@ class TimelineScreen(WorkspaceScreen):
         total = sum(row.total_ns for row in profile.ops)
         self.panel.show_table(f" {name}: {self._ops_title(rows)}, {format_ns(sum(r.total_ns for r in rows), 6)} "
                               f"of {format_ns(total, 6)} ({back})", rows, total,
-                              {column: [values[k] for k in chosen] for column, values in _rates(profile).items()})
+                              {column: [values[k] for k in chosen] for column, values in self._rates(profile).items()})
 
     def _name_chosen(self, name: str, program: str | None) -> None:
         """A name in a table: its events (an op's runs in its program) become the matches; the
@@ -578,7 +589,3 @@ class TimelineScreen(WorkspaceScreen):
         self.view.focus()
         self.view.action_match(1)
 
-
-def _rates(profile: OpProfile) -> dict[str, list[float | None]]:
-    """The op tables' rate columns, as XProf's Op Profile gives them."""
-    return {"GFLOP/s": profile.rates, "GB/s": profile.byte_rates}

@@ -28,6 +28,7 @@ KEY_WIDTH = 12  # the narrowest key column; a longer stat name widens it, up to 
 _NUMBERS = ("count", "total", "self", "mean", "min", "max")
 _NUMBER_WIDTH = 11
 PROGRAM_WIDTH = 32  # at most
+NAME_WIDTH = 24  # an op table's name column, at least, before rate columns are left out
 _TOP = 2  # the rule and the info line stay put; the rest scrolls
 _PLAIN, _BOLD, _DIM, _HEADER = Style(), Style(bold=True), Style(dim=True), Style(bold=True, underline=True)
 _SORTS = {  # column -> the value rows are ordered by, largest first (then the rate columns')
@@ -41,6 +42,14 @@ def giga(rate: float) -> str:
     """A rate in a G-unit column, in plain digits (an H100's 12,190 GFLOP/s, a copy's 0.00054)."""
     g = rate / 1e9
     return f"{g:,.0f}" if g >= 100 else f"{g:.3g}" if g >= 1e-4 else "<0.0001" if g > 0 else "0"
+
+
+def _share(fraction: float) -> str:
+    return f"{fraction:.1%}" if fraction >= 0.001 else "<0.1%"
+
+
+# An op table's rate columns (links.op_flop_rates, op_byte_rates; the util columns: of the chip's peak).
+RATE_FORMATS = {"GFLOP/s": giga, "GB/s": giga, "FLOP util": _share, "BW util": _share}
 
 
 class TracePanel(LineCache, Viewport, Widget, can_focus=True):
@@ -98,8 +107,9 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
     def show_table(self, title: str, rows: list[NameStats], total: int | None = None,
                    rates: dict[str, list[float | None]] | None = None, notes: list[str] | None = None) -> None:
         """Rows of per-name time; with `total`, a column of each row's share of it, with `rates`
-        a column per rate ("GFLOP/s": each op's achieved FLOP/s, shown in G units; blank where
-        unknown), with `notes` a last column of text (a GPU kernel's launch)."""
+        a column per rate (RATE_FORMATS' columns: each op's achieved FLOP/s, bytes/s and their
+        shares of the chip's peaks; blank where unknown), with `notes` a last column of text (a
+        GPU kernel's launch)."""
         self.title, self.rows, self.total, self.cursor = title, rows, total, 0
         self.rates = {column: values for column, values in (rates or {}).items() if any(v is not None for v in values)}
         self.notes = notes if notes and any(notes) else None
@@ -155,8 +165,8 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         again), largest first (an unknown rate last); the cursor stays on its row."""
         if not self.rows:
             return
-        keys = [*_SORTS, *self.rates]
-        self.sort_by = keys[(keys.index(self.sort_by) + 1) % len(keys)]
+        keys = [*_SORTS, *self._shown_rates(self._notes_width())]
+        self.sort_by = keys[(keys.index(self.sort_by) + 1 if self.sort_by in keys else 0) % len(keys)]  # (a rate column a resize hid: total)
         at = self._order[self.cursor]
         if self.sort_by in self.rates:
             values = [-1.0 if v is None else v for v in self.rates[self.sort_by]]
@@ -203,12 +213,24 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
             self._details = lines
         return self._details
 
+    def _notes_width(self) -> int:
+        return min(self._notes_length + 2, max(self._width * 2 // 5, 24)) if self.notes else 0
+
+    def _shown_rates(self, notes_width: int) -> list[str]:
+        """The rate columns that fit: on a narrow terminal the last ones make room for the names."""
+        rates = list(self.rates)
+        fixed = (len(_NUMBERS) + bool(self.total)) * _NUMBER_WIDTH + self._program_width + notes_width + 1
+        while rates and self._width - fixed - len(rates) * _NUMBER_WIDTH < NAME_WIDTH:
+            rates.pop()
+        return rates
+
     def _table_line(self, index: int) -> Strip:
         """Line `index` of the table: its title, the column header, then one row per name."""
         width = self._width
-        columns = list(_NUMBERS) + (["% time"] if self.total else []) + list(self.rates)
         program_width = self._program_width
-        notes_width = min(self._notes_length + 2, max(width * 2 // 5, 24)) if self.notes else 0
+        notes_width = self._notes_width()
+        rates = self._shown_rates(notes_width)
+        columns = list(_NUMBERS) + (["% time"] if self.total else []) + rates
         name_width = max(width - len(columns) * _NUMBER_WIDTH - program_width - notes_width - 1, 12)
         if index == 0:
             return Strip([Segment(fit(self.title, width), _BOLD)])
@@ -227,9 +249,9 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
                  format_ns(row.min_ns), format_ns(row.max_ns)]
         if self.total:
             cells.append(f"{100 * row.total_ns / self.total:.1f}")
-        for values in self.rates.values():
-            rate = values[self._order[k]]
-            cells.append("" if rate is None else giga(rate))
+        for column in rates:
+            rate = self.rates[column][self._order[k]]
+            cells.append("" if rate is None else RATE_FORMATS[column](rate))
         program = "  " + fit(row.program or "", program_width - 2) if program_width else ""
         text = " " + fit(row.name, name_width) + program + "".join(c.rjust(_NUMBER_WIDTH) for c in cells)
         if notes_width:
