@@ -142,6 +142,14 @@ def test_summary_of_real_inputs(corpus):
     assert [(p["name"], round(p["total_us"] * 1000)) for p in trace["programs"]] == by_program.most_common()
     text = run("--summary", str(path)).stdout
     assert f"XLA op time by program: {by_program.most_common(1)[0][0]} " in text
+    # The chip's peaks come from the device planes; each op's rates are shares of them.
+    stats = dict(planes[0].stats)
+    assert trace["chip"]["peak_flops"] == stats["peak_teraflops_per_second"] * 1e12
+    assert trace["chip"]["peak_bytes_per_s"] == stats["peak_hbm_bw_gigabytes_per_second"] * 1e9
+    for op in trace["top_ops"]:
+        for rate, util, peak in (("flops_per_s", "flops_util", "peak_flops"), ("bytes_per_s", "bandwidth_util", "peak_bytes_per_s")):
+            assert op[util] == (None if op[rate] is None else pytest.approx(op[rate] / trace["chip"][peak]))
+    assert any(op["bandwidth_util"] for op in trace["top_ops"]) and f"chip: {trace['chip']['name']}, peaks" in text
 
 
 def _one_line_error(result: subprocess.CompletedProcess, *needles: str) -> None:

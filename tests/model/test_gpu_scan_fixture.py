@@ -118,8 +118,11 @@ def test_autotuning_is_left_out_of_the_op_time(workspace):
     program_codes, programs = kernel_programs(workspace.trace.tracks[k])
     ran = sum(1 for code in program_codes.tolist() if code >= 0 and programs[code] == PROGRAM)
     assert sum(row.count for row in profile.ops) == ran  # every kernel of the step is an op's run
-    text = format_summary(summarize(workspace))
+    summary = summarize(workspace)
+    text = format_summary(summary)
     assert "XLA's autotuning, left out of the op time:" in text and "(no program)" not in text
+    chip, ops = summary["trace"]["chip"], summary["trace"]["top_ops"]
+    assert chip["name"] == "NVIDIA H100 SXM" and all(op["bandwidth_util"] == op["bytes_per_s"] / chip["peak_bytes_per_s"] for op in ops)
 
 
 def test_the_profiles_own_program_links_the_slices_to_their_async_starts():

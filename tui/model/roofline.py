@@ -53,7 +53,8 @@ def profile_chip(devices) -> Chip | None:
     for the device's name (a GPU's); None for a host CPU or an unknown chip."""
     for device in devices:
         if device.peak_teraflops_per_second and device.peak_hbm_bw_gigabytes_per_second:
-            return Chip(device.name, device.peak_teraflops_per_second * 1e12, device.peak_hbm_bw_gigabytes_per_second * 1e9)
+            return Chip(device.device_type or device.name, device.peak_teraflops_per_second * 1e12,
+                        device.peak_hbm_bw_gigabytes_per_second * 1e9)
         chip = chip_for(f"{device.device_type or ''} {device.name}")
         if chip is not None:
             return chip

@@ -60,6 +60,7 @@ def _trace_facts(ws: Workspace) -> dict:
     peaks, steps, the top XLA ops and the allocators' highest memory (decodes every track)."""
     from tui.model.links import op_profile, op_scopes
     from tui.model.memory import memory_counters
+    from tui.model.roofline import profile_chip
     from tui.model.scopes import parting_depth
     from tui.model.utilization import device_busy
 
@@ -77,8 +78,15 @@ def _trace_facts(ws: Workspace) -> dict:
                       "min_us": min(durations) / 1000.0, "max_us": max(durations) / 1000.0} if durations else None
     profile = op_profile(ws)
     total = sum(row.total_ns for row in profile.ops)
+    chip = profile_chip(trace.devices.values())
+    facts["chip"] = None if chip is None else {"name": chip.name, "peak_flops": chip.peak_flops, "peak_bytes_per_s": chip.peak_bytes}
+
+    def share(rate: float | None, peak: float) -> float | None:
+        return None if rate is None or chip is None else rate / peak
+
     facts["top_ops"] = [{"name": row.name, "program": row.program, "count": row.count, "total_us": row.total_ns / 1000.0,
-                         "share": row.total_ns / total if total else 0.0, "flops_per_s": rate, "bytes_per_s": bandwidth}
+                         "share": row.total_ns / total if total else 0.0, "flops_per_s": rate, "bytes_per_s": bandwidth,
+                         "flops_util": share(rate, chip and chip.peak_flops), "bandwidth_util": share(bandwidth, chip and chip.peak_bytes)}
                         for row, rate, bandwidth in zip(profile.ops[:TOP_OPS], profile.rates, profile.byte_rates)]
     by_program: dict[str | None, int] = {}
     for row in profile.ops:
@@ -195,13 +203,19 @@ def _trace_lines(trace: dict) -> list[str]:
     if steps:
         lines.append(f"  steps: {steps['count']}, mean {format_ns(steps['mean_us'] * 1000, 4)} "
                      f"(min {format_ns(steps['min_us'] * 1000, 4)}, max {format_ns(steps['max_us'] * 1000, 4)})")
+    chip = trace.get("chip")
+    if chip:
+        lines.append(f"  chip: {chip['name']}, peaks {si(chip['peak_flops'], 'FLOP/s')} and {si(chip['peak_bytes_per_s'], 'B/s')}"
+                     " (the ops' shares of them in brackets)")
     if trace["top_ops"]:
         lines.append("  top XLA ops (of the ops' time):")
         width = max(len(op["name"]) for op in trace["top_ops"])
         several = len({op["program"] for op in trace["top_ops"]}) > 1  # else the program goes unsaid
         for op in trace["top_ops"]:
             program = f"  in {op['program'] or '(no program)'}" if several else ""
-            rate = "".join(f"  {si(op[key], unit)}" for key, unit in (("flops_per_s", "FLOP/s"), ("bytes_per_s", "B/s")) if op[key])
+            rate = "".join(f"  {si(op[key], unit)}" + (f" [{op[util]:.1%}]" if op[util] is not None else "")
+                           for key, unit, util in (("flops_per_s", "FLOP/s", "flops_util"), ("bytes_per_s", "B/s", "bandwidth_util"))
+                           if op[key])
             lines.append(f"    {op['share']:6.1%}  {op['name'].ljust(width)}  {op['count']:>7,} runs  "
                          f"{format_ns(op['total_us'] * 1000, 4)}{rate}{program}")
     programs = trace["programs"]
