@@ -123,6 +123,23 @@ def test_each_ops_achieved_flop_and_byte_rate(ws):
     assert sum(b is not None for b in bandwidths) > sum(r is not None for r in rates)  # copies move bytes, no FLOPs
 
 
+def test_a_categorys_rate_is_its_ops_work_over_its_time(ws):
+    """XProf's Op Profile rates per category: the category's FLOPs (each op's cost times its
+    runs) over all of its time, ops that do no arithmetic counting as time."""
+    from tui.model.cost import op_cost
+    from tui.model.links import group_rates, op_flop_rates, op_profile
+
+    profile = op_profile(ws)
+    rates = group_rates(profile.categories, profile.category_of, profile.ops, profile.rates)
+    assert rates == group_rates(profile.categories, profile.category_of, profile.ops,
+                                op_flop_rates(profile.ops, profile.instructions))
+    for group, rate in zip(profile.categories, rates):
+        members = [(row, ins) for row, ins, of in zip(profile.ops, profile.instructions, profile.category_of) if of == group.name]
+        flops = sum(op_cost(ins).flops * row.count for row, ins in members if ins is not None and op_cost(ins).known)
+        assert rate == (pytest.approx(flops / (group.total_ns / 1e9)) if flops > 0 else None), group.name
+    assert rates[[g.name for g in profile.categories].index("matmul")] > 0
+
+
 def test_tpu_ops_match_by_name_within_their_module(corpus):
     trace = load_trace(corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb")
     trace.decode_all()

@@ -516,9 +516,10 @@ async def an_op_then_back(pilot, view, panel, key: str, groups: list[str]) -> No
 
 
 async def test_op_time_by_category_and_a_categorys_ops():
-    """`T`: the top ops added up by category (XProf's Op Profile); Enter on a category lists its
-    ops, Enter on one of those goes to its runs; `T` again: back to the categories."""
-    from tui.model.links import op_categories, op_instructions
+    """`T`: the top ops added up by category (XProf's Op Profile, with its rate columns); Enter
+    on a category lists its ops, Enter on one of those goes to its runs; `T` again: back to the
+    categories."""
+    from tui.model.links import group_rates, op_byte_rates, op_categories, op_flop_rates, op_instructions
 
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:
@@ -527,6 +528,9 @@ async def test_op_time_by_category_and_a_categorys_ops():
         categories, of = op_categories(rows, op_instructions(app.workspace, rows))
         assert [row.name for row in panel.rows] == [c.name for c in categories] and len(categories) > 1
         assert "by category" in panel.title
+        profile = app.screen._ops  # each category's FLOP/s and bytes/s: its ops' work over its time
+        assert panel.rates == {"GFLOP/s": group_rates(categories, of, rows, op_flop_rates(rows, profile.instructions)),
+                               "GB/s": group_rates(categories, of, rows, op_byte_rates(rows, profile.instructions))}
         panel.focus()
         await pilot.press("down", "enter")
         second = categories[1].name
@@ -539,7 +543,7 @@ async def test_op_time_by_name_scope_and_a_scopes_ops():
     """`p`: the top ops added up by JAX name scope, from where the scopes part (layer0, layer1,
     their gradients: `transpose(jvp(layer0))`); `+` a level deeper (attn, mlp), `-` back; Enter
     lists a scope's ops and Enter on one goes to its runs; `p` again: the scopes, then closed."""
-    from tui.model.links import op_instructions, op_scopes
+    from tui.model.links import group_rates, op_flop_rates, op_instructions, op_scopes
 
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:
@@ -550,6 +554,7 @@ async def test_op_time_by_name_scope_and_a_scopes_ops():
         assert [row.name for row in panel.rows] == [s.name for s in scopes] and "2 deep" in panel.title
         assert {"jit(train_step)/jvp(layer0)", "jit(train_step)/transpose(jvp(layer1))"} <= {s.name for s in scopes}
         assert sum(s.total_ns for s in scopes) == sum(r.total_ns for r in rows)  # every op once
+        assert panel.rates["GFLOP/s"] == group_rates(scopes, of, rows, op_flop_rates(rows, instructions))
         await pilot.press("plus")
         deeper = [row.name for row in panel.rows]
         assert "jit(train_step)/jvp(layer0)/mlp" in deeper and "jit(train_step)/jvp(layer0)/attn" in deeper

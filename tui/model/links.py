@@ -719,6 +719,17 @@ def _added_up(rows: list[NameStats], keys: list[str]) -> list[NameStats]:
     return sorted(totals, key=lambda row: -row.total_ns)
 
 
+def group_rates(groups: list[NameStats], of: list[str], rows: list[NameStats], rates: list[float | None]) -> list[float | None]:
+    """A rate of each group of top-ops rows (`of[k]` is row k's group, as op_categories and
+    op_scopes give them): what its ops did in all (FLOPs, bytes) over all its time, ops without
+    a rate counting as time only; None for a group none of whose ops has one."""
+    done: dict[str, float] = {}
+    for row, group, rate in zip(rows, of, rates):
+        if rate is not None:
+            done[group] = done.get(group, 0.0) + rate * row.total_ns
+    return [done[g.name] / g.total_ns if g.name in done and g.total_ns > 0 else None for g in groups]
+
+
 def op_flop_rates(rows: list[NameStats], instructions: list[HloInstruction | None]) -> list[float | None]:
     """Each top-ops row's achieved FLOP/s over all its runs: its instruction's FLOPs (XLA's cost
     model; profiles don't carry them) times its runs over their total time; None where unknown."""

@@ -20,7 +20,7 @@ from textual.widgets import Input
 from tui.model.errors import InputError
 from tui.model.explain import si
 from tui.model.cost import op_cost
-from tui.model.links import (correlated, events_of_name, instruction_for_event, instruction_or_name,
+from tui.model.links import (correlated, events_of_name, group_rates, instruction_for_event, instruction_or_name,
                              kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes,
                              program_of, program_ran)
 from tui.model.kernels import KernelStats, kernel_stats
@@ -492,7 +492,8 @@ class TimelineScreen(WorkspaceScreen):
             self.panel.show_table(" No XLA op events recognised (load the program's HLO beside the profile)", rows)
         elif table == "categories":
             self.panel.show_table(f" XLA op time by category: {len(rows):,} ops in {len(profile.categories)} categories, "
-                                  f"{format_ns(total, 6)} in all (Enter: the category's ops)", profile.categories, total)
+                                  f"{format_ns(total, 6)} in all (Enter: the category's ops)", profile.categories, total,
+                                  self._group_rates(profile.categories, profile.category_of))
         elif table == "scopes":
             self._show_scopes()
         else:
@@ -508,7 +509,8 @@ class TimelineScreen(WorkspaceScreen):
         self._scopes = op_scopes(profile.ops, profile.instructions, self._scope_depth)
         rows, total = self._scopes[0], sum(row.total_ns for row in profile.ops)
         self.panel.show_table(f" XLA op time by JAX name scope, {self._scope_depth} deep (-/+): {len(rows):,} scopes, "
-                              f"{format_ns(total, 6)} in all (Enter: the scope's ops)", rows, total)
+                              f"{format_ns(total, 6)} in all (Enter: the scope's ops)", rows, total,
+                              self._group_rates(rows, self._scopes[1]))
 
     def action_scope_depth(self, delta: int) -> None:
         self._scope_depth = max(1, min(DEEPEST, self._scope_depth + delta))
@@ -560,6 +562,11 @@ class TimelineScreen(WorkspaceScreen):
             rates["FLOP util"] = [None if r is None else r / chip.peak_flops for r in profile.rates]
             rates["BW util"] = [None if b is None else b / chip.peak_bytes for b in profile.byte_rates]
         return rates
+
+    def _group_rates(self, groups: list[NameStats], of: list[str]) -> dict[str, list[float | None]]:
+        """The rate columns of a table of op groups (categories, name scopes)."""
+        ops = self._ops.ops
+        return {column: group_rates(groups, of, ops, values) for column, values in self._rates(self._ops).items()}
 
     def _show_group(self, name: str, group_of: list[str], back: str) -> None:
         """The ops of one category or name scope (`group_of[k]` is op k's)."""
