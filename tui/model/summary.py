@@ -80,13 +80,14 @@ def _trace_facts(ws: Workspace) -> dict:
     total = sum(row.total_ns for row in profile.ops)
     chip = profile_chip(trace.devices.values())
     facts["chip"] = None if chip is None else {"name": chip.name, "peak_flops": chip.peak_flops, "peak_bytes_per_s": chip.peak_bytes}
+    peak_flops, peak_bytes = (chip.peak_flops, chip.peak_bytes) if chip is not None else (None, None)
 
-    def share(rate: float | None, peak: float) -> float | None:
-        return None if rate is None or chip is None else rate / peak
+    def share(rate: float | None, peak: float | None) -> float | None:
+        return None if rate is None or peak is None else rate / peak
 
     facts["top_ops"] = [{"name": row.name, "program": row.program, "count": row.count, "total_us": row.total_ns / 1000.0,
                          "share": row.total_ns / total if total else 0.0, "flops_per_s": rate, "bytes_per_s": bandwidth,
-                         "flops_util": share(rate, chip and chip.peak_flops), "bandwidth_util": share(bandwidth, chip and chip.peak_bytes)}
+                         "flops_util": share(rate, peak_flops), "bandwidth_util": share(bandwidth, peak_bytes)}
                         for row, rate, bandwidth in zip(profile.ops[:TOP_OPS], profile.rates, profile.byte_rates)]
     by_program: dict[str | None, int] = {}
     for row in profile.ops:

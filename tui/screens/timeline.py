@@ -595,4 +595,3 @@ class TimelineScreen(WorkspaceScreen):
         self._searched = None
         self.view.focus()
         self.view.action_match(1)
-
