@@ -165,7 +165,7 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         again), largest first (an unknown rate last); the cursor stays on its row."""
         if not self.rows:
             return
-        keys = [*_SORTS, *self._shown_rates(self._notes_width())]
+        keys = [*_SORTS, *self._shown_rates()]
         self.sort_by = keys[(keys.index(self.sort_by) + 1 if self.sort_by in keys else 0) % len(keys)]  # (a rate column a resize hid: total)
         at = self._order[self.cursor]
         if self.sort_by in self.rates:
@@ -216,10 +216,10 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
     def _notes_width(self) -> int:
         return min(self._notes_length + 2, max(self._width * 2 // 5, 24)) if self.notes else 0
 
-    def _shown_rates(self, notes_width: int) -> list[str]:
+    def _shown_rates(self) -> list[str]:
         """The rate columns that fit: on a narrow terminal the last ones make room for the names."""
         rates = list(self.rates)
-        fixed = (len(_NUMBERS) + bool(self.total)) * _NUMBER_WIDTH + self._program_width + notes_width + 1
+        fixed = (len(_NUMBERS) + bool(self.total)) * _NUMBER_WIDTH + self._program_width + self._notes_width() + 1
         while rates and self._width - fixed - len(rates) * _NUMBER_WIDTH < NAME_WIDTH:
             rates.pop()
         return rates
@@ -229,7 +229,7 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         width = self._width
         program_width = self._program_width
         notes_width = self._notes_width()
-        rates = self._shown_rates(notes_width)
+        rates = self._shown_rates()
         columns = list(_NUMBERS) + (["% time"] if self.total else []) + rates
         name_width = max(width - len(columns) * _NUMBER_WIDTH - program_width - notes_width - 1, 12)
         if index == 0:
