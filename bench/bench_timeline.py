@@ -66,14 +66,14 @@ def zoomed_in(on_row: int):
 def zoomed_part_way(setup, steps: int = 6):
     """Setup, then S `steps` times: a zoom from which W, S, A and D all show new windows."""
 
-    async def zoomed_out(app, pilot) -> None:
+    async def part_way(app, pilot) -> None:
         await setup(app, pilot)
         for _ in range(steps):
             await pilot.press("s")
         await app.workers.wait_for_complete()
         await pilot.pause()
 
-    return zoomed_out
+    return part_way
 
 
 def nothing_kept(setup):

@@ -41,6 +41,7 @@ import numpy as np
 from tui.model.categories import category_of_event_name, instruction_category
 from tui.model.cost import op_cost
 from tui.model.hlo import HloInstruction, HloModule
+from tui.model.roofline import Chip, profile_chip
 from tui.model.scopes import NO_SCOPE, name_scope
 from tui.model.trace import NameStats, Trace, Track, name_stats
 from tui.model.workspace import ModuleEntry, Workspace
@@ -657,6 +658,15 @@ class OpProfile(NamedTuple):
     categories: list[NameStats]  # the ops' time by category, largest total first
     instructions: list[HloInstruction | None]  # each op's instruction, where a module has it (op_instructions)
     autotuning: list[NameStats]  # the rows of XLA's autotuning runs (is_autotuning), left out of `ops`
+    chip: Chip | None  # the chip it ran on (roofline.profile_chip): None for a host CPU or an unknown chip
+
+    def utilization(self) -> tuple[list[float | None], list[float | None]] | None:
+        """Each op's FLOP/s and bytes/s as shares of the chip's peaks (XProf's utilization
+        columns); None off a known chip."""
+        if self.chip is None:
+            return None
+        return ([None if r is None else r / self.chip.peak_flops for r in self.rates],
+                [None if b is None else b / self.chip.peak_bytes for b in self.byte_rates])
 
 
 def op_profile(ws: Workspace) -> OpProfile:
@@ -669,7 +679,8 @@ def op_profile(ws: Workspace) -> OpProfile:
     ops = [row if ins is None else row._replace(name=ins.name) for row, ins in zip(ops, instructions)]
     categories, category_of = op_categories(ops, instructions)
     return OpProfile(ops, op_flop_rates(ops, instructions), op_byte_rates(ops, instructions), category_of, categories,
-                     instructions, [row for row, trial in zip(rows, tuning) if trial])
+                     instructions, [row for row, trial in zip(rows, tuning) if trial],
+                     profile_chip(ws.trace.devices.values()) if ws.trace is not None else None)
 
 
 def is_autotuning(rows: list[NameStats]) -> list[bool]:

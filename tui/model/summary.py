@@ -60,7 +60,6 @@ def _trace_facts(ws: Workspace) -> dict:
     peaks, steps, the top XLA ops and the allocators' highest memory (decodes every track)."""
     from tui.model.links import op_profile, op_scopes
     from tui.model.memory import memory_counters
-    from tui.model.roofline import profile_chip
     from tui.model.scopes import parting_depth
     from tui.model.utilization import device_busy
 
@@ -78,17 +77,15 @@ def _trace_facts(ws: Workspace) -> dict:
                       "min_us": min(durations) / 1000.0, "max_us": max(durations) / 1000.0} if durations else None
     profile = op_profile(ws)
     total = sum(row.total_ns for row in profile.ops)
-    chip = profile_chip(trace.devices.values())
+    chip = profile.chip
     facts["chip"] = None if chip is None else {"name": chip.name, "peak_flops": chip.peak_flops, "peak_bytes_per_s": chip.peak_bytes}
-    peak_flops, peak_bytes = (chip.peak_flops, chip.peak_bytes) if chip is not None else (None, None)
-
-    def share(rate: float | None, peak: float | None) -> float | None:
-        return None if rate is None or peak is None else rate / peak
-
+    unknown = [None] * len(profile.ops)
+    flops_util, bandwidth_util = profile.utilization() or (unknown, unknown)
     facts["top_ops"] = [{"name": row.name, "program": row.program, "count": row.count, "total_us": row.total_ns / 1000.0,
                          "share": row.total_ns / total if total else 0.0, "flops_per_s": rate, "bytes_per_s": bandwidth,
-                         "flops_util": share(rate, peak_flops), "bandwidth_util": share(bandwidth, peak_bytes)}
-                        for row, rate, bandwidth in zip(profile.ops[:TOP_OPS], profile.rates, profile.byte_rates)]
+                         "flops_util": of_flops, "bandwidth_util": of_bandwidth}
+                        for row, rate, bandwidth, of_flops, of_bandwidth
+                        in zip(profile.ops[:TOP_OPS], profile.rates, profile.byte_rates, flops_util, bandwidth_util)]
     by_program: dict[str | None, int] = {}
     for row in profile.ops:
         by_program[row.program] = by_program.get(row.program, 0) + row.total_ns

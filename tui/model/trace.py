@@ -143,7 +143,6 @@ class Track:
         self._load: Callable[[], Columns] | None = load
         self._decoded: _Decoded | None = None
         self._lanes: LaneIndex | None = None
-        self._lane_count = 0
         self._self_ns: np.ndarray | None = None
         self._stat_codes: dict[str, tuple[np.ndarray, list[str]]] = {}
         empty = (np.zeros(0, np.int64), np.zeros(0, np.int32))
@@ -168,7 +167,6 @@ class Track:
                 if self._decoded is None:
                     cols = _sort_and_nest(*self._load())
                     self._lanes = lane_index(cols.start, cols.start + cols.dur, cols.depth)
-                    self._lane_count = int(cols.depth.max()) + 1 if len(cols.depth) else 0
                     self._decoded = cols
                     self._load = None
         return self._decoded
@@ -196,10 +194,9 @@ class Track:
 
     @property
     def lanes(self) -> int:
-        """Rows the track needs (found once, as it is decoded: the timeline lays its rows out
-        again as each track arrives)."""
-        self.decode()
-        return self._lane_count
+        """Rows the track needs: its row index's (not a pass over its depths, which the timeline
+        asked for each time it laid its rows out again as a track arrived)."""
+        return len(self.lane_index().offsets) - 1
 
     def event_name(self, i: int) -> str:
         return self.names[self.name_id[i]]

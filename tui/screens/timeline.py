@@ -24,7 +24,6 @@ from tui.model.links import (correlated, events_of_name, group_rates, instructio
                              kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes,
                              program_of, program_ran)
 from tui.model.kernels import KernelStats, kernel_stats
-from tui.model.roofline import profile_chip
 from tui.model.scopes import DEEPEST, name_scope, parting_depth
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
@@ -555,12 +554,11 @@ class TimelineScreen(WorkspaceScreen):
 
     def _rates(self, profile: OpProfile) -> dict[str, list[float | None]]:
         """The op tables' rate columns, as XProf's Op Profile gives them: FLOP/s and bytes/s, and
-        on a known chip their shares of its peaks (tui/model/roofline.py)."""
+        on a known chip their shares of its peaks."""
         rates = {"GFLOP/s": profile.rates, "GB/s": profile.byte_rates}
-        chip = profile_chip(self.trace.devices.values())
-        if chip is not None:
-            rates["FLOP util"] = [None if r is None else r / chip.peak_flops for r in profile.rates]
-            rates["BW util"] = [None if b is None else b / chip.peak_bytes for b in profile.byte_rates]
+        shares = profile.utilization()
+        if shares is not None:
+            rates["FLOP util"], rates["BW util"] = shares
         return rates
 
     def _group_rates(self, groups: list[NameStats], of: list[str]) -> dict[str, list[float | None]]:
