@@ -1104,6 +1104,33 @@ async def test_t_on_a_gpu_scan_leaves_the_autotuning_out_and_enter_finds_a_slice
         assert len(view.matches[1]) == 12
 
 
+async def test_a_gpu_device_shows_the_ops_its_kernels_ran_above_its_streams():
+    """XProf's derived lines head the GPU's group: its program runs, then its ops. An event on
+    the ops line is an op's run (consecutive kernels of one op), named after its instruction,
+    and Enter selects that."""
+    app = XlaTuiApp(FIXTURES / "gpu_scan" / "gpu_scan.xplane.pb", FIXTURES / "gpu_scan")
+    async with app.run_test(size=(200, 50)) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        tracks = list(dict.fromkeys(row.index for row in view.rows if row.kind == "track"))
+        assert [trace.tracks[k].name for k in tracks[:3]] == ["XLA Modules - from #14", "XLA Ops - from #14",
+                                                             "Stream #14(MemcpyH2D,Memset,Compute,MemcpyD2D,MemcpyOther)"]
+        line = trace.tracks[tracks[1]]
+        assert line.derived and line.group == "/device:GPU:0"
+        assert "18,627 events, 53 tracks and 2 derived" in screen_text(app)
+        await move_to_row(pilot, view, first_row_of(view, line.name))
+        for _ in range(80):  # past the autotuner's trials, to the step's first op
+            await pilot.press("right")
+            track, event = view.cursor
+            if line.event_args(event).get("program_id") == "0":
+                break
+        name = line.event_name(event)
+        assert trace.tracks[track] is line and app.workspace.main.load().instruction(name) is not None
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.selection.instruction == name and app.selection.event == (track, event)
+
+
 async def test_on_a_known_chip_the_op_table_says_how_much_of_its_peaks_each_op_used():
     """XProf's Op Profile columns: on the H100 each op's FLOP/s and bytes/s are also shares of
     the chip's peaks (the details screen's roofline table); a narrow terminal leaves the last

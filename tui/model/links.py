@@ -399,9 +399,11 @@ def occurrences(trace: Trace, module: str | None, instruction: HloInstruction | 
 
 def events_of_name(trace: Trace, name: str) -> tuple[np.ndarray, np.ndarray]:
     """(track index, event index), in time order, of the events named `name` and of the GPU
-    kernels that ran an op of that name (a row of an op table, whatever its events are called)."""
+    kernels that ran an op of that name (a row of an op table, whatever its events are called);
+    not the derived lines' spans of those kernels (gpu_lines)."""
     wanted = np.array([known == name for known in trace.names], bool)
-    pairs = set(zip(*(a.tolist() for a in trace.events_named(wanted, by_time=False))))
+    pairs = {(k, i) for k, i in zip(*(a.tolist() for a in trace.events_named(wanted, by_time=False)))
+             if not trace.tracks[k].derived}
     for k in kernel_tracks(trace):
         pairs.update((k, i) for i in kernel_events(trace.tracks[k], None, name).tolist())
     ordered = sorted(pairs, key=lambda pair: int(trace.tracks[pair[0]].start_ns[pair[1]]))

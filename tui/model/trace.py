@@ -123,7 +123,10 @@ class Track:
     `count` is exact before anything is decoded. The columns (`start_ns`, `dur_ns`, `name_id`
     into `names`, `depth`) are decoded on first use. `depth` is the row inside the track:
     nesting depth, with overlapping async events moved to extra rows (see trace_lanes).
+    `derived`: made from other tracks (Trace.add_derived), not read from the file.
     """
+
+    derived = False
 
     def __init__(
         self,
@@ -426,6 +429,19 @@ class Trace:
     def __repr__(self) -> str:
         return f"Trace({self.path!r}, {self.event_count} events, {len(self.tracks)} tracks)"
 
+    def add_derived(self, group: str, name: str, start: np.ndarray, dur: np.ndarray, names: list[str],
+                    args_of: Callable[[int], dict]) -> Track:
+        """Add a line made from other tracks (XProf's derived lines, gpu_lines). Its events are
+        not the file's, so `event_count` leaves them out; it goes last, so every track keeps its
+        index (a selection's), and the merged rows are built again (lanes)."""
+        with self._lock:
+            name_id = self._table.ids(names)
+            track = Track(group, name, len(start), self._table, self._lock, lambda: (start, dur, name_id, args_of))
+            track.derived = True
+            self.tracks.append(track)
+            self._lanes = None
+        return track
+
     def flow_links(self) -> dict[tuple[int, int], list[tuple[int, int]]]:
         """(track index, event index) -> the events a Chrome trace's flow events link it to
         (trace_flows); worked out on first use."""
@@ -557,11 +573,12 @@ class Trace:
     ) -> list[NameStats]:
         """Per-name count, total, self, mean, min and max duration, largest total first.
 
-        Counts the events `track.visible(t0, t1)` returns (whole durations), over all tracks or
-        the given ones; without a window, every event.
+        Counts the events `track.visible(t0, t1)` returns (whole durations), over the file's
+        tracks (not derived lines, which count its kernels again) or the given ones; without a
+        window, every event.
         """
         ids, durs, selfs = [], [], []
-        for track in self.tracks if tracks is None else tracks:
+        for track in [t for t in self.tracks if not t.derived] if tracks is None else tracks:
             if t0_ns is None and t1_ns is None:
                 pick = slice(None)
             else:

@@ -19,6 +19,7 @@ from textual.widgets import Input
 
 from tui.model.errors import InputError
 from tui.model.explain import si
+from tui.model.gpu_lines import add_gpu_lines
 from tui.model.cost import op_cost
 from tui.model.links import (correlated, events_of_name, group_rates, instruction_for_event, instruction_or_name,
                              kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes,
@@ -114,16 +115,18 @@ class TimelineScreen(WorkspaceScreen):
             self.panel.show_info(Text(NO_PROFILE, style="italic"))
             return
         self.view.focus()
-        self._decode(ws.trace)
+        self._decode(ws)
 
     @work(thread=True, exclusive=True, group="timeline-decode")
-    def _decode(self, trace: Trace) -> None:
+    def _decode(self, ws: Workspace) -> None:
+        trace = ws.trace
         trace.decode_all(lambda done, total: self.app.call_from_thread(self._decoding, done, total))
-        lanes = trace.lanes()
         try:  # a GPU's kernels' op stats, read here rather than on the UI's first op lookup
             kernel_ops = kernel_op_names(trace)
+            add_gpu_lines(ws)
         except InputError:  # the file changed since it was loaded: its stats are not read
             kernel_ops = {}
+        lanes = trace.lanes()
         return_freed_memory()  # what loading and decoding built and dropped
         self.app.call_from_thread(self._decoded, lanes, kernel_ops)
 
@@ -351,7 +354,10 @@ class TimelineScreen(WorkspaceScreen):
     # -- the info line --------------------------------------------------------------------------
     def _trace_line(self) -> Text:
         trace = self.trace
-        text = Text(f" {trace.event_count:,} events, {len(trace.tracks)} tracks", style="dim")
+        derived = sum(track.derived for track in trace.tracks)
+        text = Text(f" {trace.event_count:,} events, {len(trace.tracks) - derived} tracks", style="dim")
+        if derived:
+            text.append(f" and {derived} derived from GPU kernels (XLA Modules, XLA Ops)", style="dim")
         if trace.warnings:
             text.append(f"  ⚠ the profiler lost data: {len(trace.warnings)} warning(s) below", style="bold red")
         return text

@@ -1,0 +1,122 @@
+"""XProf's derived `XLA Modules` and `XLA Ops` lines of a GPU stream, on the real H100 profiles
+(tests/fixtures/gpu: 3 steps, each one CUDA graph; tests/fixtures/gpu_scan: scan bodies as
+CUDA graphs, and XLA's autotuning trials). The oracles are the tracks themselves, walked one
+event at a time: for ops, every kernel that ran an op is inside exactly one derived span,
+consecutive kernels of one op and program share it, and the span runs from the first one's
+start to the last end; for modules, the kernels whose launches lie inside one of the host's
+run annotations (`jit_train_step:XLA GPU module`), by their correlation ids.
+
+(XProf's own converter, run on these files when this was written, gives the same `XLA Modules`
+spans: 3 of 3 on gpu, 194 of 199 on gpu_scan, where ours also count a run's memcpy nodes and
+the autotuner's redzone checks. Its `XLA Ops` line names a CUDA graph's kernels after their
+command buffer; ours, after the instruction each ran.)"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import FIXTURES
+
+from tui.model.gpu_lines import CORRELATION, KERNELS, RUN_SUFFIX, add_gpu_lines, line_name
+from tui.model.inputs import load_workspace
+from tui.model.links import (find_instruction, instruction_for_event, kernel_ops, kernel_programs, kernel_tracks,
+                             top_ops)
+
+
+MAIN_PROGRAMS = ("jit_train_step(4635)", "jit_train_step(0)")  # each fixture's step
+
+
+@pytest.fixture(scope="module", params=["gpu", "gpu_scan"])
+def workspace(request):
+    folder = FIXTURES / request.param
+    return load_workspace([next(folder.glob("*.xplane.pb")), folder])
+
+
+def _walk(track):
+    """The derived spans of a kernel track, worked out kernel by kernel: (start, end, op,
+    program, kernels)."""
+    codes, ops = kernel_ops(track)
+    program_codes, programs = kernel_programs(track)
+    spans = []
+    for i in range(track.count):
+        if codes[i] < 0:
+            continue
+        op, program = ops[codes[i]], programs[program_codes[i]] if program_codes[i] >= 0 else None
+        start, end = int(track.start_ns[i]), int(track.start_ns[i] + track.dur_ns[i])
+        if spans and spans[-1][2:4] == [op, program]:
+            spans[-1][1] = max(spans[-1][1], end)
+            spans[-1][4] += 1
+        else:
+            spans.append([start, end, op, program, 1])
+    return spans
+
+
+def test_each_kernel_stream_gets_a_line_of_the_ops_its_kernels_ran(workspace):
+    trace = workspace.trace
+    files_tracks, events = list(trace.tracks), trace.event_count
+    streams = kernel_tracks(trace)
+    added = add_gpu_lines(workspace)
+    assert add_gpu_lines(workspace) == []  # once per trace
+    assert trace.tracks[: len(files_tracks)] == files_tracks and trace.event_count == events  # not the file's
+    module = workspace.main.load()
+    ops_lines = [line for line in added if line.name.startswith("XLA Ops")]
+    assert len(ops_lines) == len(streams) >= 1
+    for k, line in zip(streams, ops_lines):
+        stream = trace.tracks[k]
+        assert line.derived and line.group == stream.group and line.name == line_name("XLA Ops", stream.name)
+        spans = _walk(stream)
+        assert line.count == len(spans) <= stream.count
+        assert sum(n for *_, n in spans) == int((kernel_ops(stream)[0] >= 0).sum())  # each kernel once
+        if "gpu_scan" in trace.path:  # the autotuner's trials run one op's kernels back to back
+            assert max(n for *_, n in spans) > 1
+        assert [(int(s), int(s + d)) for s, d in zip(line.start_ns, line.dur_ns)] == [(s, e) for s, e, *_ in spans]
+        assert [line.event_args(i)[KERNELS] for i in range(line.count)] == [n for *_, n in spans]
+        for i, (_, _, op, program, _) in enumerate(spans):
+            ins = find_instruction(module, op) if program in MAIN_PROGRAMS else None
+            if ins is not None:  # named after its instruction, and links to it
+                assert line.event_name(i) == ins.name
+                assert instruction_for_event(workspace, line, i) == (workspace.main.label, ins.name)
+
+
+def test_the_lines_count_nothing_twice(workspace):
+    """Op tables, a range's aggregate and an op's runs read the kernels alone."""
+    before_ops, before_range = top_ops(workspace), workspace.trace.aggregate()
+    add_gpu_lines(workspace)
+    assert top_ops(workspace) == before_ops and workspace.trace.aggregate() == before_range
+
+
+def _runs_read(path):
+    """Read with ProfileData, one event at a time: each host run annotation's module with the
+    correlation ids of the launches inside it, and the stream's kernels as (start, end, stats)."""
+    from jaxlib import _profile_data
+
+    runs, kernels = [], []
+    for plane in _profile_data.ProfileData.from_file(str(path)).planes:
+        for line in plane.lines:
+            events = [(e.name, round(e.start_ns), round(e.start_ns + e.duration_ns), dict(e.stats)) for e in line.events]
+            if plane.name.startswith("/host:"):
+                for name, start, end, _ in events:
+                    if name.endswith(RUN_SUFFIX):
+                        runs.append((name[: -len(RUN_SUFFIX)], {str(stats[CORRELATION]) for _, t, _, stats in events
+                                                               if start <= t <= end and CORRELATION in stats}))
+            elif line.name.startswith("Stream #14"):
+                kernels = [(start, end, stats) for _, start, end, stats in events]
+    return runs, kernels
+
+
+def test_each_run_of_a_program_is_a_span_over_the_kernels_it_launched(workspace):
+    trace = workspace.trace
+    runs, kernels = _runs_read(trace.path)
+    (line,) = [t for t in add_gpu_lines(workspace) or trace.tracks if t.derived and t.name == "XLA Modules - from #14"]
+    expected = []
+    for module, ids in runs:
+        mine = [(start, end, stats) for start, end, stats in kernels if str(stats.get(CORRELATION)) in ids]
+        if mine:
+            program = mine[0][2].get("program_id")
+            expected.append((min(start for start, _, _ in mine), max(end for _, end, _ in mine),
+                             f"{module}({program})" if program is not None else module, len(mine)))
+    expected.sort()
+    got = [(int(s), int(s + d), line.event_name(i), line.event_args(i)[KERNELS])
+           for i, (s, d) in enumerate(zip(line.start_ns, line.dur_ns))]
+    assert got == expected
+    if "gpu_scan" not in trace.path:  # the 3 profiled steps, each the whole step's kernels
+        assert [(name, n) for *_, name, n in got] == [("jit_train_step(4635)", 111)] * 3

@@ -1,0 +1,157 @@
+"""XProf's derived lines for a GPU: `XLA Modules` and `XLA Ops`, made from its kernels.
+
+A GPU profile holds only what its streams ran: kernels named after the kernel (`sm90_xmma_gemm_…`,
+a CUDA graph's nodes), memcpys and memsets. XProf's trace viewer adds, above each stream, lines
+of what those were (`XLA Modules - from #14`, `XLA Ops - from #14`). The same here:
+
+- `XLA Modules`: a span per run of a program, over the kernels it launched. XLA wraps each run
+  on the host in an annotation (`jit_step:XLA GPU module`); the kernels launched inside it carry
+  the launch's `correlation_id`. Named as a TPU's module events are, `jit_step(12)`, where the
+  kernels name their program.
+- `XLA Ops`: consecutive kernels of one op in one program drawn as one span, named after its
+  instruction where a module of its program has one (a CUDA graph's kernels and memcpy nodes
+  resolve as links.kernel_ops says), so the line links to the graph like a TPU's.
+
+They are added when the timeline opens, not by `load_trace`: they are not events of the file
+(not in `event_count`), and ops need the modules to be named.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+import numpy as np
+
+from tui.model.links import (HLO_MODULE, HLO_OP, PROGRAM_ID, instruction_in, kernel_ops, kernel_programs,
+                             kernel_tracks, module_name)
+from tui.model.trace import Trace, Track
+from tui.model.workspace import Workspace
+
+KERNELS = "kernels"  # a derived event's args: how many kernels it spans
+CORRELATION = "correlation_id"
+RUN_SUFFIX = ":XLA GPU module"  # XLA's host annotation around one run of a program on a GPU
+_STREAM_NUMBER = re.compile(r"#\d+")
+
+Line = tuple[np.ndarray, np.ndarray, list[str], Callable[[int], dict]]  # start, duration, names, args_of
+
+
+def line_name(kind: str, stream: str) -> str:
+    """(`XLA Ops`, `Stream #14(Compute,…)`) -> `XLA Ops - from #14`, as XProf names them."""
+    number = _STREAM_NUMBER.search(stream)
+    return f"{kind} - from {number.group(0) if number else stream}"
+
+
+def add_gpu_lines(ws: Workspace) -> list[Track]:
+    """Give each GPU stream whose kernels name their op (`hlo_op`) its derived `XLA Modules`
+    (where the host's runs are in the profile) and `XLA Ops` lines, in its device's group; once
+    per trace (a trace that has them is left as it is)."""
+    trace = ws.trace
+    if trace is None or any(track.derived for track in trace.tracks):
+        return []
+    trace.decode_all()
+    streams = kernel_tracks(trace)
+    runs = _runs_by_launch(trace) if streams else {}
+    added = []
+    for k in streams:
+        stream = trace.tracks[k]
+        for kind, line in (("XLA Modules", _module_runs(stream, runs.get(_host_of(stream.group), {}))),
+                           ("XLA Ops", _op_runs(ws, stream))):
+            if len(line[0]):
+                added.append(trace.add_derived(stream.group, line_name(kind, stream.name), *line))
+    return added
+
+
+def _host_of(group: str) -> str:
+    """The host a plane is on: `` for one host's file, else the label before its plane name."""
+    return group.split("/", 1)[0]
+
+
+def _runs_by_launch(trace: Trace) -> dict[str, dict[str, tuple[int, str]]]:
+    """Per host, the correlation id of each launch made inside a run annotation -> (the run's
+    number, its module name)."""
+    is_run = np.array([name.endswith(RUN_SUFFIX) for name in trace.names], bool)
+    found: dict[str, dict[str, tuple[int, str]]] = {}
+    number = 0
+    for track in trace.tracks:
+        if track.derived or not track.count or not track.group.split("/", 1)[-1].startswith("host:"):
+            continue
+        runs = np.flatnonzero(is_run[track.name_id])
+        if not len(runs):
+            continue
+        codes, values = track.stat_codes(CORRELATION)
+        launches = np.flatnonzero(codes >= 0)
+        launch_starts = track.start_ns[launches]
+        into = found.setdefault(_host_of(track.group), {})
+        for r in runs.tolist():
+            lo, hi = np.searchsorted(launch_starts, track.event_span(r))
+            module = track.event_name(r)[: -len(RUN_SUFFIX)]
+            for code in codes[launches[lo:hi]].tolist():
+                into[values[code]] = (number, module)
+            number += 1
+    return found
+
+
+def _module_runs(stream: Track, runs: dict[str, tuple[int, str]]) -> Line:
+    """A span per run over the stream's kernels it launched; named after their program."""
+    codes, values = stream.stat_codes(CORRELATION)
+    run_of = np.array([runs.get(value, (-1, ""))[0] for value in values] + [-1], np.int64)[codes]
+    ran = np.flatnonzero(run_of >= 0)
+    if not len(ran):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), [], lambda i: {}
+    order = ran[np.argsort(run_of[ran], kind="stable")]
+    first = np.flatnonzero(np.r_[True, np.diff(run_of[order]) != 0])
+    start = np.minimum.reduceat(stream.start_ns[order], first)
+    end = np.maximum.reduceat(stream.end_ns[order], first)
+    kernels = np.diff(np.r_[first, len(order)])
+    program_codes, programs = kernel_programs(stream)
+    modules = {number: module for number, module in runs.values()}
+    names = []
+    for k in order[first].tolist():
+        code = program_codes[k]
+        names.append(programs[code] if code >= 0 else modules[int(run_of[k])])
+    by_time = np.argsort(start, kind="stable")
+    names = [names[i] for i in by_time.tolist()]
+    kernels = kernels[by_time]
+
+    def args_of(i: int) -> dict:
+        return {**_program_args(names[i]), KERNELS: int(kernels[i])}
+
+    return start[by_time], (end - start)[by_time], names, args_of
+
+
+def _op_runs(ws: Workspace, stream: Track) -> Line:
+    """A span per run of consecutive kernels of one op and program; an event's args are made
+    when asked (a selection), from its op's and its kernel count."""
+    codes, ops = kernel_ops(stream)
+    program_codes, programs = kernel_programs(stream)
+    ran = np.flatnonzero(codes >= 0)
+    key = codes[ran].astype(np.int64) * (len(programs) + 1) + program_codes[ran] + 1
+    first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, np.intp)
+    start = stream.start_ns[ran][first]
+    end = np.maximum.reduceat(stream.end_ns[ran], first) if len(first) else np.zeros(0, np.int64)
+    kernels = np.diff(np.r_[first, len(ran)])
+    distinct, which = np.unique(key[first], return_inverse=True)
+    named = [_op_named(ws, ops[k // (len(programs) + 1)], k % (len(programs) + 1) - 1, programs)
+             for k in distinct.tolist()]
+    which = which.ravel()
+
+    def args_of(i: int) -> dict:
+        return {**named[which[i]][1], KERNELS: int(kernels[i])}
+
+    return start, end - start, [named[w][0] for w in which.tolist()], args_of
+
+
+def _op_named(ws: Workspace, op: str, program_code: int, programs: list[str]) -> tuple[str, dict]:
+    """An op's display name (its instruction's, where found) and the stats its events carry."""
+    program = programs[program_code] if program_code >= 0 else None
+    found = instruction_in(ws, program, op) if program is not None else None
+    name = found[1].name if found else op.partition("#")[0]
+    return name, {HLO_OP: name, **(_program_args(program) if program is not None else {})}
+
+
+def _program_args(program: str) -> dict:
+    """`jit_step(12)` -> its `hlo_module` and `program_id` stats, as a kernel carries them."""
+    module = module_name(program)
+    number = program[len(module) + 1: -1]
+    return {HLO_MODULE: module, **({PROGRAM_ID: number} if number else {})}
