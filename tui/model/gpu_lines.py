@@ -23,13 +23,12 @@ from typing import Callable
 
 import numpy as np
 
-from tui.model.links import (HLO_MODULE, HLO_OP, PROGRAM_ID, instruction_in, kernel_ops, kernel_programs,
-                             kernel_tracks, module_name)
+from tui.model.links import (CORRELATION, HLO_MODULE, HLO_OP, PROGRAM_ID, instruction_in, kernel_ops,
+                             kernel_programs, kernel_tracks, module_name)
 from tui.model.trace import Trace, Track
 from tui.model.workspace import Workspace
 
 KERNELS = "kernels"  # a derived event's args: how many kernels it spans
-CORRELATION = "correlation_id"
 RUN_SUFFIX = ":XLA GPU module"  # XLA's host annotation around one run of a program on a GPU
 _STREAM_NUMBER = re.compile(r"#\d+")
 

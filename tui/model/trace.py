@@ -228,27 +228,34 @@ class Track:
         stats = raw(position)
         return {key: stats[key] for key in keys if stats.get(key) is not None}
 
-    def stat_codes(self, key: str) -> tuple[np.ndarray, list[str]]:
+    def stat_codes(self, key: str, also: tuple[str, ...] = ()) -> tuple[np.ndarray, list[str]]:
         """One stat of every event: (per event, in this track's order, the index of its value in
-        the list, -1 where it has none; the distinct values as text). Read from the source in one
-        pass the first time (GPU kernels' `hlo_op`, for op tables), then kept."""
+        the list, -1 where it has none; the distinct values as text). Read from the source the
+        first time (GPU kernels' `hlo_op`, for op tables), with the stats `also` names in the
+        same pass, then kept."""
         found = self._stat_codes.get(key)
         if found is None:
-            cols = self.decode()
-            n = len(cols.start)
-            column = getattr(cols.args_of, "column", None)
-            if cols.args_of is None:
-                raw: list = [None] * n
-            elif column is not None:
-                raw = column(key)
-                raw = raw if cols.source is None else [raw[i] for i in cols.source.tolist()]
-            else:
-                source = range(n) if cols.source is None else cols.source.tolist()
-                raw = [cols.args_of(i).get(key) for i in source]
-            values: dict[str, int] = {}
-            codes = np.fromiter((-1 if v is None else values.setdefault(str(v), len(values)) for v in raw), np.int32, n)
-            found = self._stat_codes[key] = (codes, list(values))
+            keys = (key, *(k for k in also if k != key and k not in self._stat_codes))
+            for k, raw in self._read_stats(keys).items():
+                values: dict[str, int] = {}
+                codes = np.fromiter((-1 if v is None else values.setdefault(str(v), len(values)) for v in raw), np.int32,
+                                    len(raw))
+                self._stat_codes[k] = (codes, list(values))
+            found = self._stat_codes[key]
         return found
+
+    def _read_stats(self, keys: tuple[str, ...]) -> dict[str, list]:
+        """Each event's stats of these keys, or None, in this track's order."""
+        cols = self.decode()
+        n = len(cols.start)
+        columns = getattr(cols.args_of, "columns", None)
+        if cols.args_of is None:
+            return {key: [None] * n for key in keys}
+        if columns is not None:
+            found = columns(keys)
+            return found if cols.source is None else {key: [raw[i] for i in cols.source.tolist()] for key, raw in found.items()}
+        args = [cols.args_of(i) for i in (range(n) if cols.source is None else cols.source.tolist())]
+        return {key: [a.get(key) for a in args] for key in keys}
 
     def lane_index(self) -> LaneIndex:
         """The events grouped by row (see trace_lanes.LaneIndex)."""

@@ -209,11 +209,17 @@ class _LineStats:
     def raw(self, position: int) -> dict:
         return {key: value for key, value in self._stats(position)[1] if key is not None}
 
-    def column(self, key: str) -> list:
-        """Each event's `key` stat, or None, in the line's order."""
+    def columns(self, keys: tuple[str, ...]) -> dict[str, list]:
+        """Each event's stats of these keys, or None, in the line's order: one pass, since
+        reading an event's stats is what costs (about 4 us for a GPU kernel's ten)."""
+        wanted = set(keys)
+        found: dict[str, list] = {key: [] for key in keys}
         with self._source.open() as data:
-            events = self._source.line(data, self._plane, self._line).events
-            return [next((value for name, value in event.stats if name == key), None) for event in events]
+            for event in self._source.line(data, self._plane, self._line).events:
+                own = {name: value for name, value in event.stats if name in wanted}
+                for key, values in found.items():
+                    values.append(own.get(key))
+        return found
 
 
 class _MemoryCounters:
