@@ -91,9 +91,15 @@ def category(opcode: str, fusion_kind: str | None = None) -> str:
     return "elementwise"
 
 
+GEMM_TARGETS = ("__cublas$gemm", "__cublas$lt$matmul")  # custom calls of cuBLAS matmuls (and `$f8` ones)
+CONVOLUTION_TARGETS = ("__cudnn$conv",)
+
+
 def instruction_category(ins) -> str:
     """An instruction's category; a custom fusion around a dot or convolution (a GPU's Triton
-    or cuBLAS GEMM fusion) is a matmul."""
+    or cuBLAS GEMM fusion), and a cuBLAS matmul's or cuDNN convolution's custom call, are matmuls."""
+    if ins.opcode == "custom-call" and (ins.custom_call_target or "").startswith(GEMM_TARGETS + CONVOLUTION_TARGETS):
+        return "matmul"
     if ins.opcode != "fusion":
         return category(ins.opcode)
     kind = ins.fusion_kind

@@ -13,7 +13,10 @@ that op:
   counts its outputs and each parameter read once (more when a slice, broadcast or reshape
   reads it), not its intermediates; while = one trip of body and condition; conditional =
   the most expensive branch per property; call/async = the called computation.
-- custom calls are unknown: XLA records -1 FLOPs and -1 bytes (and sums them as such).
+- custom calls are unknown: XLA records -1 FLOPs and -1 bytes (and sums them as such), except
+  a cuBLAS matmul (`__cublas$gemm`, `__cublas$lt$matmul`), which XLA's GPU cost analysis
+  counts as the dot its `gemm_backend_config` describes (an epilogue's bias or activation left
+  out), its bytes the result and operands.
 
 Sizes are what the CPU compiler measures (`ShapeUtil::ByteSizeOf`): logical bytes, no tiling
 padding, sub-byte types packed when the layout says `E(n)`, and a tuple's pointer table at the
@@ -27,6 +30,7 @@ import math
 from dataclasses import dataclass
 
 from tui.model import hlo_attrs
+from tui.model.categories import GEMM_TARGETS
 from tui.model.hlo import HloComputation, HloInstruction, HloModule
 from tui.model.shapes import ELEMENT_BITS, Shape
 
@@ -138,7 +142,7 @@ class CostModel:
         if opcode in _FREE:
             return Cost()
         if opcode == "custom-call":
-            return _UNKNOWN
+            return _gemm_call(ins) or _UNKNOWN
         default = shape_bytes(ins.shape) + sum(shape_bytes(o.shape) for o in ins.operands)
         if opcode in ELEMENTWISE:
             count = ins.shape.element_count if ins.shape.is_array else 0
@@ -395,6 +399,22 @@ def _transpose_is_bitcast(ins: HloInstruction) -> bool:
     dst_order = [perm[d] for d in dst.layout.minor_to_major if dst.dims[d] != 1]
     src_order = [d for d in src.layout.minor_to_major if src.dims[d] != 1]
     return dst_order == src_order
+
+
+def _gemm_call(ins: HloInstruction) -> Cost | None:
+    """A cuBLAS matmul's custom call as its dot: 2 x result elements x contracted size (the
+    result is the call's first tuple element; the second is cuBLAS's workspace)."""
+    if not (ins.custom_call_target or "").startswith(GEMM_TARGETS) or not ins.operands:
+        return None
+    config = hlo_attrs.parse_backend_config(ins.attr("backend_config") or "")
+    dims = config.get("gemm_backend_config", {}).get("dot_dimension_numbers") if isinstance(config, dict) else None
+    if dims is None:
+        return None
+    result = ins.shape.tuple_shapes[0] if ins.shape.is_tuple else ins.shape
+    lhs = ins.operands[0].shape
+    width = math.prod(lhs.dims[int(d)] for d in dims.get("lhs_contracting_dimensions", []))
+    moved = shape_bytes(result) + sum(shape_bytes(o.shape) for o in ins.operands)
+    return Cost(2.0 * result.element_count * width, 0.0, moved)
 
 
 _HANDLERS = {

@@ -25,7 +25,9 @@ it is named after the first of them that runs it, and the graph's nodes of a sha
 order, are that fusion and the next ones of its kind in program order (`input_reduce_fusion_1#2`:
 the second after `input_reduce_fusion.1`). A graph's memcpy nodes name no kernel of their own:
 in node order they are the copies of the computation the graph's kernels belong to, in program
-order (the entry's copies; a scan body's weight slices and stacked-output updates).
+order (the entry's copies; a scan body's weight slices and stacked-output updates). A library's
+kernel nodes (cuBLAS, cuDNN: `sm80_xmma_gemm_…`, `void cutlass::Kernel2<…>`) likewise are, in
+node order, the calls of that library in the computation, in program order.
 """
 
 from __future__ import annotations
@@ -294,32 +296,40 @@ def find_instruction(module: HloModule, op: str) -> HloInstruction | None:
 
 
 def _graph_copy(module: HloModule, op: str) -> HloInstruction | None:
-    """A CUDA graph's k-th memcpy node of n (`MemcpyD2D#k/n@op`): the k-th copy of the computation
-    that ran `op`, in program order, where that computation has n copies (else it is not known
-    which: a computation whose thunks are split among graphs)."""
+    """A CUDA graph's k-th node of n of a kind with no kernel of XLA's own (`MemcpyD2D#k/n@op`,
+    `sm80_xmma_gemm_…#k/n@op`): the k-th of that kind in the computation that ran `op`, in
+    program order, where that computation has n (else it is not known which: a computation
+    whose thunks are split among graphs). A memcpy node is a copy; a library kernel, a call
+    of cuBLAS or cuDNN."""
     node, _, anchor = op.partition("@")
-    place, _, count = node.rpartition("#")[2].partition("/")
+    name, _, place = node.rpartition("#")
+    place, _, count = place.partition("/")
     near = find_instruction(module, anchor)
     if near is None or not (place.isdigit() and count.isdigit()):
         return None
-    copies = _copies(near.computation)
-    return copies[int(place)] if len(copies) == int(count) else None
+    found = _in_program_order(near.computation, "copies" if name.lower().startswith(MEMCPY) else "library calls")
+    return found[int(place)] if len(found) == int(count) else None
 
 
-def _copies(computation) -> list[HloInstruction]:
-    """_copies_in, found once per computation: a graph's memcpy nodes number in the hundreds in
-    a deep model's profile, each asking about the same few computations (a 58-layer step's
-    took 7 s found again for each)."""
-    by_name = _copies_by_module.get(computation.module)
-    if by_name is None:
-        by_name = _copies_by_module[computation.module] = {}
-    found = by_name.get(computation.name)
+def _in_program_order(computation, kind: str) -> list[HloInstruction]:
+    """A computation's copies (_copies_in) or library calls (_library_calls_in), found once: a
+    graph's memcpy nodes number in the hundreds in a deep model's profile, each asking about
+    the same few computations (a 58-layer step's took 7 s found again for each)."""
+    by_name = _found_in_computations.setdefault(computation.module, {})
+    found = by_name.get((kind, computation.name))
     if found is None:
-        found = by_name[computation.name] = _copies_in(computation)
+        found = by_name[(kind, computation.name)] = (_copies_in if kind == "copies" else _library_calls_in)(computation)
     return found
 
 
-_copies_by_module: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_found_in_computations: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+LIBRARY_TARGETS = ("__cublas", "__cudnn")  # custom-call targets XLA runs as a library's kernels
+
+
+def _library_calls_in(computation) -> list[HloInstruction]:
+    """The custom-calls of cuBLAS and cuDNN in a computation, in program order."""
+    return [ins for ins in computation.instructions
+            if ins.opcode == "custom-call" and (ins.custom_call_target or "").startswith(LIBRARY_TARGETS)]
 
 
 def _copies_in(computation) -> list[HloInstruction]:
@@ -363,6 +373,9 @@ def _group(ins: HloInstruction) -> str:
     return shared or ins.name
 
 
+_NEVER_KERNELS = frozenset({"get-tuple-element", "tuple", "parameter", "bitcast", "constant"})
+
+
 def _kernels(module: HloModule) -> tuple[dict[str, HloInstruction], dict[str, list[HloInstruction]]]:
     """Kernel name -> the instruction it is named after; deduplicated name -> the instructions
     sharing that kernel, in program order."""
@@ -371,6 +384,8 @@ def _kernels(module: HloModule) -> tuple[dict[str, HloInstruction], dict[str, li
         own: dict[str, HloInstruction] = {}
         groups: dict[str, list[HloInstruction]] = {}
         for ins in module.instructions():
+            if ins.opcode in _NEVER_KERNELS:  # and JAX 0.11's inline tuple elements (`%t#1`) would take `t_1`
+                continue
             own[kernel_name(ins.name)] = ins
             groups.setdefault(_group(ins), []).append(ins)
         found = _by_kernel[module] = (own, groups)
@@ -513,7 +528,8 @@ def _graph_nodes(track: Track, codes: np.ndarray, ops: list[str], graphs: list[i
     inside = np.flatnonzero(np.isin(codes, graphs))
     names = track.names
     copying = np.array([name.lower().startswith(MEMCPY) for name in names], bool)[track.name_id[inside]]
-    kernels, copies = inside[~copying], inside[copying]
+    library = np.array([is_library_kernel(name) for name in names], bool)[track.name_id[inside]] & ~copying
+    kernels = inside[~copying & ~library]
     graph_of = {}  # (command buffer op, graph id) -> the op of the graph's first kernel node
     out = codes.copy()
     if len(kernels):
@@ -531,20 +547,31 @@ def _graph_nodes(track: Track, codes: np.ndarray, ops: list[str], graphs: list[i
                                return_index=True)
         for (graph, node), i in zip(placed.tolist(), at.tolist()):
             graph_of.setdefault((graph, node >> 32), ops[out[kernels[i]]])
-    if len(copies):
+    for ranked in (inside[copying], inside[library]):
+        if not len(ranked):
+            continue
         # each (graph, node) once, sorted by graph then node: a graph's nodes are one run of rows
-        placed, first_event, place_of = np.unique(np.stack([codes[copies].astype(np.int64), numbers[copies]], 1),
+        placed, first_event, place_of = np.unique(np.stack([codes[ranked].astype(np.int64), numbers[ranked]], 1),
                                                   axis=0, return_index=True, return_inverse=True)
         keys = [(graph, node >> 32) for graph, node in placed.tolist()]
         sizes = Counter(keys)
-        named = [names[n] for n in track.name_id[copies[first_event]].tolist()]
+        named = [names[n] for n in track.name_id[ranked[first_event]].tolist()]
         place = 0
         for row, key in enumerate(keys):
             place = place + 1 if row and keys[row - 1] == key else 0
             anchor = graph_of.get(key)
             ops.append(f"{named[row]}#{place}/{sizes[key]}" + (f"@{anchor}" if anchor else ""))
-        out[copies] = len(ops) - len(keys) + place_of.ravel()
+        out[ranked] = len(ops) - len(keys) + place_of.ravel()
     return out, ops
+
+
+_LIBRARY_KERNEL = re.compile(r"[^A-Za-z0-9_]|^(sm\d+_|nvjet|ampere_|volta_|turing_|hopper_)|xmma|cublas|cudnn|cutlass")
+
+
+def is_library_kernel(name: str) -> bool:
+    """A kernel of cuBLAS, cuDNN or CUTLASS (`sm80_xmma_gemm_…_cublas`, `nvjet_tst_…`, `void
+    cutlass::Kernel2<…>`), not one XLA generated (named after its instruction, a C identifier)."""
+    return bool(_LIBRARY_KERNEL.search(name.removesuffix(".kd")))
 
 
 _kernel_ops: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
