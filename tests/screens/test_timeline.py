@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import FIXTURES, screen_text
+from shots import SIZES
 from tui.model.explain import si
 
 from tui.app import XlaTuiApp
@@ -752,6 +753,30 @@ def test_timeline_zoomed_range_small(snap_compare):
         await settle(pilot)
 
     assert snap_compare(XlaTuiApp(FIXTURES / "transformer"), terminal_size=(80, 24), run_before=run_before)
+
+
+async def _a_gpu_step_fitted(pilot) -> None:
+    """The H100 fixture's second step fitted to the screen (its `XLA Modules` run, then `f`),
+    and an op selected on the derived `XLA Ops` line in the middle of it."""
+    view = await open_timeline(pilot)
+    trace = pilot.app.workspace.trace
+    runs = next(k for k, track in enumerate(trace.tracks) if track.name == "XLA Modules - from #14")
+    view.show_event(runs, 1)
+    await pilot.press("f")
+    await settle(pilot)
+    ops = next(k for k, track in enumerate(trace.tracks) if track.name == "XLA Ops - from #14")
+    middle = sum(trace.tracks[runs].event_span(1)) // 2
+    view.show_event(ops, int(np.searchsorted(trace.tracks[ops].start_ns, middle)))
+    await pilot.press("enter")
+    await settle(pilot)
+    pilot.app.clear_notifications()
+    await pilot.pause()
+
+
+@SIZES
+def test_timeline_gpu_step_with_xprofs_derived_lines(snap_compare, size):
+    app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
+    assert snap_compare(app, terminal_size=size, run_before=_a_gpu_step_fitted)
 
 
 async def test_steps_counters_and_devices_of_a_gpu_profile(corpus):

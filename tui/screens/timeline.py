@@ -341,7 +341,7 @@ class TimelineScreen(WorkspaceScreen):
         details = [("profile", trace.path, None)]
         if trace.runs:
             details.append(("run", f"{trace.run} (of {len(trace.runs)}: {', '.join(trace.runs[:5])})", None))
-        details.append(("events", f"{trace.event_count:,} on {len(trace.tracks)} tracks over {format_ns(hi - lo, 6)}", None))
+        details.append(("events", f"{trace.event_count:,} on {_tracks(trace)} over {format_ns(hi - lo, 6)}", None))
         for name, device in trace.devices.items():
             peaks = [f"{device.peak_teraflops_per_second} TFLOP/s" if device.peak_teraflops_per_second else "",
                      f"{device.peak_hbm_bw_gigabytes_per_second:.0f} GB/s" if device.peak_hbm_bw_gigabytes_per_second else ""]
@@ -354,10 +354,7 @@ class TimelineScreen(WorkspaceScreen):
     # -- the info line --------------------------------------------------------------------------
     def _trace_line(self) -> Text:
         trace = self.trace
-        derived = sum(track.derived for track in trace.tracks)
-        text = Text(f" {trace.event_count:,} events, {len(trace.tracks) - derived} tracks", style="dim")
-        if derived:
-            text.append(f" and {derived} derived from GPU kernels (XLA Modules, XLA Ops)", style="dim")
+        text = Text(f" {trace.event_count:,} events, {_tracks(trace)}", style="dim")
         if trace.warnings:
             text.append(f"  ⚠ the profiler lost data: {len(trace.warnings)} warning(s) below", style="bold red")
         return text
@@ -599,3 +596,10 @@ class TimelineScreen(WorkspaceScreen):
         self._searched = None
         self.view.focus()
         self.view.action_match(1)
+
+
+def _tracks(trace: Trace) -> str:
+    """`53 tracks`, and the lines derived from a GPU's kernels (gpu_lines), which are not the file's."""
+    derived = sum(track.derived for track in trace.tracks)
+    text = f"{len(trace.tracks) - derived} tracks"
+    return text + f" and {derived} derived from GPU kernels (XLA Modules, XLA Ops)" if derived else text
