@@ -89,8 +89,9 @@ def test_each_matmul_runs_between_its_operands_and_its_users(workspace):
 
 
 def test_the_matmuls_are_matmuls_with_their_dots_flops(workspace):
-    """A cuBLAS call's FLOPs are its dot's, as XLA's GPU cost analysis counts them: together the
-    same as the unoptimized module's dots (the same products, before XLA made them calls)."""
+    """A cuBLAS call's FLOPs are its dot's (XLA's GPU cost_analysis() counts the call as nothing,
+    see tui/model/cost.py): the same as the unoptimized module's dots, one for one (the same
+    products, before XLA made them calls)."""
     profile = op_profile(workspace)
     assert all(ins is not None for ins in profile.instructions)  # every op of the step found
     matmuls = [k for k, ins in enumerate(profile.instructions) if ins.custom_call_target]

@@ -13,10 +13,13 @@ that op:
   counts its outputs and each parameter read once (more when a slice, broadcast or reshape
   reads it), not its intermediates; while = one trip of body and condition; conditional =
   the most expensive branch per property; call/async = the called computation.
-- custom calls are unknown: XLA records -1 FLOPs and -1 bytes (and sums them as such), except
-  a cuBLAS matmul (`__cublas$gemm`, `__cublas$lt$matmul`), which XLA's GPU cost analysis
-  counts as the dot its `gemm_backend_config` describes (an epilogue's bias or activation left
-  out), its bytes the result and operands.
+- custom calls are unknown: XLA records -1 FLOPs and -1 bytes (and sums them as such). A
+  cuBLAS matmul's call (`__cublas$gemm`, `__cublas$lt$matmul`) is the exception here: XLA's
+  `cost_analysis()` of a GPU program counts it as nothing (checked on an H100: its total is
+  the rest's to the FLOP), which would hide most of a step's FLOPs from the op tables' rates,
+  so it costs the dot its `gemm_backend_config` describes (an epilogue's bias or activation
+  left out), its bytes the result and operands. A GPU program's total is higher than XLA's by
+  those.
 
 Sizes are what the CPU compiler measures (`ShapeUtil::ByteSizeOf`): logical bytes, no tiling
 padding, sub-byte types packed when the layout says `E(n)`, and a tuple's pointer table at the
@@ -118,7 +121,8 @@ class CostModel:
         self._computations: dict[str, Cost] = {}
 
     def total(self) -> Cost:
-        """The module's total, as `compiled.cost_analysis()` sums it: the entry's instructions."""
+        """The module's total, as `compiled.cost_analysis()` sums it: the entry's instructions
+        (cuBLAS calls aside, see the module's docstring)."""
         return self.computation(self.module.entry)
 
     def computation(self, computation: HloComputation) -> Cost:
