@@ -211,6 +211,18 @@ def test_loading_never_writes_into_the_input_folder(tmp_path):
     assert before == after
 
 
+def test_the_ui_without_a_terminal_says_so_at_once(tmp_path):
+    """Piped or run from a job, the UI would draw into the pipe and wait for keys for ever: one
+    line instead, before a script target runs."""
+    result = run(str(FIXTURES / "mlp.hlo"))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "--summary" in result.stderr
+    assert result.stdout == ""
+    marker = tmp_path / "ran"
+    script = tmp_path / "script.py"
+    script.write_text(f"open({str(marker)!r}, 'w').close()\n")
+    assert run(str(script)).returncode == 2 and not marker.exists()
+
+
 @pytest.mark.parametrize("flag", ["--json"])
 def test_json_needs_summary(flag):
     result = run(flag, str(FIXTURES / "mlp.hlo"))

@@ -77,6 +77,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.json and not args.summary:
         print("xla-tui: --json only goes with --summary", file=sys.stderr)
         return 2
+    if not args.summary and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        # Textual would draw into a pipe or file and wait for keys that never come
+        print("xla-tui: the UI needs a terminal (stdin or stdout is not one): add --summary [--json] to print "
+              "what was loaded instead", file=sys.stderr)
+        return 2
 
     from tui.model.errors import InputError
 
