@@ -1,6 +1,6 @@
 """What opening a GPU profile's timeline costs beyond a CPU one's, step by step: the timeline's
 decode worker reads the kernels' op stats, then derives XProf's `XLA Modules` / `XLA Ops`
-lines (tui/model/gpu_lines.py); `t` builds the op profile. Medians of several fresh loads.
+lines (tui/model/derived_lines.py); `t` builds the op profile. Medians of several fresh loads.
 
 Workload: `make_profile.py`'s 20 GPT train steps run on a GPU machine (that script profiles
 whatever device JAX has; 58 layers on an H100 with JAX 0.11 give 75k events, 65k of them
@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tui.model.gpu_lines import add_gpu_lines  # noqa: E402
+from tui.model.derived_lines import add_derived_lines  # noqa: E402
 from tui.model.inputs import load_workspace  # noqa: E402
 from tui.model.links import kernel_op_names, kernel_tracks, op_profile  # noqa: E402
 
@@ -42,7 +42,7 @@ def one_load(path: Path) -> tuple[dict[str, float], str]:
     lap("kernels' op stats")
     ws.main.load()
     lap("parse the main program")
-    added = add_gpu_lines(ws)
+    added = add_derived_lines(ws)
     lap("derived lines")
     op_profile(ws)
     lap("op profile (t)")

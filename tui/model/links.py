@@ -143,7 +143,7 @@ class TraceLinks:
                     order, ids = self._sorted(t)
                     hits = np.sort(order[np.searchsorted(ids, name_id, "left") : np.searchsorted(ids, name_id, "right")])
                     if self.program is not None and len(hits):  # not those of another program of that name
-                        runs = _program_runs(self.trace, track, hits)
+                        runs = program_runs(self.trace, track, hits)
                         hits = hits[(runs < 0) | (runs == program_id)]
                 else:
                     continue
@@ -197,11 +197,11 @@ def module_name(event_name: str) -> str:
 def _enclosing_program(trace: Trace, track: Track, i: int) -> str | None:
     """The program (`module(program id)`) of the `XLA Modules` event running when event `i`
     started, on its device."""
-    run = int(_program_runs(trace, track, np.array([i]))[0])
+    run = int(program_runs(trace, track, np.array([i]))[0])
     return trace.names[run] if run >= 0 else None
 
 
-def _program_runs(trace: Trace, track: Track, events: np.ndarray | None = None) -> np.ndarray:
+def program_runs(trace: Trace, track: Track, events: np.ndarray | None = None) -> np.ndarray:
     """Per event of a device's track (all, or those at `events`), the name id of the `XLA
     Modules` event (`module(program id)`) running when it started on that device; -1 outside any."""
     starts = track.start_ns if events is None else track.start_ns[events]
@@ -423,7 +423,7 @@ def occurrences(trace: Trace, module: str | None, instruction: HloInstruction | 
     inside = np.zeros(len(found), bool)
     for k in np.unique(tracks).tolist():
         here = np.flatnonzero(tracks == k)
-        runs = _program_runs(trace, trace.tracks[k], found[here])
+        runs = program_runs(trace, trace.tracks[k], found[here])
         ours = [run for run in np.unique(runs[runs >= 0]).tolist()
                 if (trace.names[run] == program if program else module_name(trace.names[run]) == module)]
         inside[here] = np.isin(runs, ours)
@@ -433,7 +433,7 @@ def occurrences(trace: Trace, module: str | None, instruction: HloInstruction | 
 def events_of_name(trace: Trace, name: str) -> tuple[np.ndarray, np.ndarray]:
     """(track index, event index), in time order, of the events named `name` and of the GPU
     kernels that ran an op of that name (a row of an op table, whatever its events are called);
-    not the derived lines' spans of those kernels (gpu_lines)."""
+    not the derived lines' spans of those kernels (derived_lines)."""
     wanted = np.array([known == name for known in trace.names], bool)
     pairs = {(k, i) for k, i in zip(*(a.tolist() for a in trace.events_named(wanted, by_time=False)))
              if not trace.tracks[k].derived}
@@ -691,7 +691,7 @@ def top_ops(ws: Workspace) -> list[NameStats]:
         lines = [t for t in trace.tracks if t.name == OPS_TRACK]  # TPU: not the async ops' spans beside them
         for track in lines or trace.tracks:
             ran = np.flatnonzero(is_op[track.name_id]) if len(is_op) else np.zeros(0, np.intp)
-            program_codes = _program_runs(trace, track)[ran] if lines else np.full(len(ran), -1)
+            program_codes = program_runs(trace, track)[ran] if lines else np.full(len(ran), -1)
             table.add(track, ran, trace.names, track.name_id[ran], trace.names, program_codes)
     return table.stats()
 

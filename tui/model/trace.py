@@ -438,7 +438,7 @@ class Trace:
 
     def add_derived(self, group: str, name: str, start: np.ndarray, dur: np.ndarray, names: list[str],
                     args_of: Callable[[int], dict]) -> Track:
-        """Add a line made from other tracks (XProf's derived lines, gpu_lines). Its events are
+        """Add a line made from other tracks (XProf's derived lines, derived_lines). Its events are
         not the file's, so `event_count` leaves them out; it goes last, so every track keeps its
         index (a selection's), and the merged rows are built again (lanes)."""
         with self._lock:

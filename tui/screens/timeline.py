@@ -19,7 +19,7 @@ from textual.widgets import Input
 
 from tui.model.errors import InputError
 from tui.model.explain import si
-from tui.model.gpu_lines import add_gpu_lines
+from tui.model.derived_lines import add_derived_lines
 from tui.model.cost import op_cost
 from tui.model.links import (correlated, events_of_name, group_rates, instruction_for_event, instruction_or_name,
                              kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes,
@@ -123,7 +123,7 @@ class TimelineScreen(WorkspaceScreen):
         trace.decode_all(lambda done, total: self.app.call_from_thread(self._decoding, done, total))
         try:  # a GPU's kernels' op stats, read here rather than on the UI's first op lookup
             kernel_ops = kernel_op_names(trace)
-            add_gpu_lines(ws)
+            add_derived_lines(ws)
         except InputError:  # the file changed since it was loaded: its stats are not read
             kernel_ops = {}
         lanes = trace.lanes()
@@ -599,7 +599,7 @@ class TimelineScreen(WorkspaceScreen):
 
 
 def _tracks(trace: Trace) -> str:
-    """`53 tracks`, and the lines derived from a GPU's kernels (gpu_lines), which are not the file's."""
-    derived = sum(track.derived for track in trace.tracks)
-    text = f"{len(trace.tracks) - derived} tracks"
-    return text + f" and {derived} derived from GPU kernels (XLA Modules, XLA Ops)" if derived else text
+    """`53 tracks`, and the lines derived from them (derived_lines), which are not the file's."""
+    derived = [track.name.partition(" - from")[0] for track in trace.tracks if track.derived]
+    text = f"{len(trace.tracks) - len(derived)} tracks"
+    return text + f" and {len(derived)} derived ({', '.join(dict.fromkeys(derived))})" if derived else text

@@ -1,8 +1,9 @@
-"""XProf's derived lines for a GPU: `XLA Modules` and `XLA Ops`, made from its kernels.
+"""XProf's derived lines: what a device's own lines ran, drawn above them.
 
 A GPU profile holds only what its streams ran: kernels named after the kernel (`sm90_xmma_gemm_…`,
 a CUDA graph's nodes), memcpys and memsets. XProf's trace viewer adds, above each stream, lines
-of what those were (`XLA Modules - from #14`, `XLA Ops - from #14`). The same here:
+of what those were (`XLA Modules - from #14`, `XLA Ops - from #14`); and on every device a line
+of the model's name scopes the ops came from (`Framework Name Scope`). The same here:
 
 - `XLA Modules`: a span per run of a program, over the kernels it launched. XLA wraps each run
   on the host in an annotation (`jit_step:XLA GPU module`); the kernels launched inside it carry
@@ -11,9 +12,12 @@ of what those were (`XLA Modules - from #14`, `XLA Ops - from #14`). The same he
 - `XLA Ops`: consecutive kernels of one op in one program drawn as one span, named after its
   instruction where a module of its program has one (a CUDA graph's kernels and memcpy nodes
   resolve as links.kernel_ops says), so the line links to the graph like a TPU's.
+- `Framework Name Scope`: from a GPU's derived or a TPU's own `XLA Ops` line, the JAX name
+  scopes of the ops' instructions (`jit(step)/transpose(jvp(layer3))/attn`), nested a row per
+  level: consecutive ops under one scope are one span ("which layer is running now").
 
 They are added when the timeline opens, not by `load_trace`: they are not events of the file
-(not in `event_count`), and ops need the modules to be named.
+(not in `event_count`), and they need the modules to be named.
 """
 
 from __future__ import annotations
@@ -23,12 +27,15 @@ from typing import Callable
 
 import numpy as np
 
-from tui.model.links import (CORRELATION, HLO_MODULE, HLO_OP, PROGRAM_ID, instruction_in, kernel_ops,
-                             kernel_programs, kernel_tracks, module_name)
+from tui.model.hlo import HloInstruction
+from tui.model.links import (CORRELATION, HLO_MODULE, HLO_OP, OPS_TRACK, PROGRAM_ID, instruction_in, kernel_ops,
+                             kernel_programs, kernel_tracks, module_name, program_runs)
+from tui.model.scopes import split_scope
 from tui.model.trace import Trace, Track
 from tui.model.workspace import Workspace
 
 KERNELS = "kernels"  # a derived event's args: how many kernels it spans
+SCOPES = "Framework Name Scope"  # XProf's name for the line of the ops' name scopes
 RUN_SUFFIX = ":XLA GPU module"  # XLA's host annotation around one run of a program on a GPU
 _STREAM_NUMBER = re.compile(r"#\d+")
 
@@ -41,10 +48,11 @@ def line_name(kind: str, stream: str) -> str:
     return f"{kind} - from {number.group(0) if number else stream}"
 
 
-def add_gpu_lines(ws: Workspace) -> list[Track]:
+def add_derived_lines(ws: Workspace) -> list[Track]:
     """Give each GPU stream whose kernels name their op (`hlo_op`) its derived `XLA Modules`
-    (where the host's runs are in the profile) and `XLA Ops` lines, in its device's group; once
-    per trace (a trace that has them is left as it is)."""
+    (where the host's runs are in the profile), `XLA Ops` and `Framework Name Scope` lines, and
+    each TPU's `XLA Ops` line its `Framework Name Scope`, in their device's group; once per
+    trace (a trace that has them is left as it is)."""
     trace = ws.trace
     if trace is None or any(track.derived for track in trace.tracks):
         return []
@@ -52,12 +60,19 @@ def add_gpu_lines(ws: Workspace) -> list[Track]:
     streams = kernel_tracks(trace)
     runs = _runs_by_launch(trace) if streams else {}
     added = []
+
+    def add(group: str, name: str, line: Line) -> None:
+        if len(line[0]):
+            added.append(trace.add_derived(group, name, *line))
+
     for k in streams:
         stream = trace.tracks[k]
-        for kind, line in (("XLA Modules", _module_runs(stream, runs.get(_host_of(stream.group), {}))),
-                           ("XLA Ops", _op_runs(ws, stream))):
-            if len(line[0]):
-                added.append(trace.add_derived(stream.group, line_name(kind, stream.name), *line))
+        add(stream.group, line_name("XLA Modules", stream.name), _module_runs(stream, runs.get(_host_of(stream.group), {})))
+        ops, instructions = _op_runs(ws, stream)
+        add(stream.group, line_name("XLA Ops", stream.name), ops)
+        add(stream.group, line_name(SCOPES, stream.name), _scope_runs(ops[0], ops[0] + ops[1], instructions))
+    for track in [t for t in trace.tracks if t.name == OPS_TRACK and t.group.startswith("/device:") and not t.derived]:
+        add(track.group, SCOPES, _scope_runs(track.start_ns, track.end_ns, _instructions_of(ws, track)))
     return added
 
 
@@ -119,9 +134,9 @@ def _module_runs(stream: Track, runs: dict[str, tuple[int, str]]) -> Line:
     return start[by_time], (end - start)[by_time], names, args_of
 
 
-def _op_runs(ws: Workspace, stream: Track) -> Line:
-    """A span per run of consecutive kernels of one op and program; an event's args are made
-    when asked (a selection), from its op's and its kernel count."""
+def _op_runs(ws: Workspace, stream: Track) -> tuple[Line, list[HloInstruction | None]]:
+    """A span per run of consecutive kernels of one op and program, and each one's instruction;
+    an event's args are made when asked (a selection), from its op's and its kernel count."""
     codes, ops = kernel_ops(stream)
     program_codes, programs = kernel_programs(stream)
     ran = np.flatnonzero(codes >= 0)
@@ -133,20 +148,76 @@ def _op_runs(ws: Workspace, stream: Track) -> Line:
     distinct, which = np.unique(key[first], return_inverse=True)
     named = [_op_named(ws, ops[k // (len(programs) + 1)], k % (len(programs) + 1) - 1, programs)
              for k in distinct.tolist()]
-    which = which.ravel()
+    which = which.ravel().tolist()
 
     def args_of(i: int) -> dict:
         return {**named[which[i]][1], KERNELS: int(kernels[i])}
 
-    return start, end - start, [named[w][0] for w in which.tolist()], args_of
+    line = (start, end - start, [named[w][0] for w in which], args_of)
+    return line, [named[w][2] for w in which]
 
 
-def _op_named(ws: Workspace, op: str, program_code: int, programs: list[str]) -> tuple[str, dict]:
-    """An op's display name (its instruction's, where found) and the stats its events carry."""
+def _op_named(ws: Workspace, op: str, program_code: int, programs: list[str]) -> tuple[str, dict, HloInstruction | None]:
+    """An op's display name (its instruction's, where found), the stats its events carry, and
+    its instruction."""
     program = programs[program_code] if program_code >= 0 else None
     found = instruction_in(ws, program, op) if program is not None else None
     name = found[1].name if found else op.partition("#")[0]
-    return name, {HLO_OP: name, **(_program_args(program) if program is not None else {})}
+    return name, {HLO_OP: name, **(_program_args(program) if program is not None else {})}, found[1] if found else None
+
+
+def _instructions_of(ws: Workspace, track: Track) -> list[HloInstruction | None]:
+    """Each op event's instruction, in the program of the `XLA Modules` run it started in (a
+    TPU's own `XLA Ops` line), each (program, op) looked up once."""
+    trace = ws.trace
+    pairs = np.stack([program_runs(trace, track), track.name_id.astype(np.int64)], 1)
+    distinct, which = np.unique(pairs, axis=0, return_inverse=True)
+    found = [instruction_in(ws, trace.names[program] if program >= 0 else None, trace.names[name])
+             for program, name in distinct.tolist()]
+    return [found[w][1] if found[w] else None for w in which.ravel().tolist()]
+
+
+def _scope_runs(start: np.ndarray, end: np.ndarray, instructions: list[HloInstruction | None]) -> Line:
+    """Per level of the ops' name scopes, a span per run of consecutive ops under one scope
+    (named after that level's part: `layer3`, `attn`); deeper levels nest inside. Ops with no
+    scope (no `op_name`: copies XLA added) are passed over."""
+    paths: dict[int, tuple[str, ...]] = {}  # per instruction (by id): its scope's parts
+    codes, distinct = [], {}
+    for ins in instructions:
+        if ins is None or not ins.op_name:
+            codes.append(-1)
+            continue
+        code = distinct.setdefault(id(ins), len(distinct))
+        if code == len(paths):
+            parts = split_scope(ins.op_name)
+            paths[code] = tuple(parts[:-1])  # the op itself is not a scope
+        codes.append(code)
+    scoped = np.flatnonzero(np.array(codes, np.int64) >= 0)
+    code_of, start, end = np.array(codes, np.int64)[scoped], start[scoped], end[scoped]
+    starts, ends, names, levels = [], [], [], []
+    for level in range(max((len(path) for path in paths.values()), default=0)):
+        prefixes: dict[tuple[str, ...], int] = {}
+        key_of = np.array([prefixes.setdefault(path[: level + 1], len(prefixes)) if len(path) > level else -1
+                           for path in paths.values()] + [-1], np.int64)
+        key = key_of[code_of]
+        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        keep = key[first] >= 0
+        # a run ends with its last op, or where the next one starts if ops overlapped it (a CUDA
+        # graph runs some at once): a level's spans take one row, and deeper ones stay inside
+        last = np.maximum.reduceat(end, first)
+        ends.append(np.minimum(last, np.r_[start[first[1:]], last[-1]])[keep])
+        first = first[keep]
+        starts.append(start[first])
+        parts = {index: prefix[-1] for prefix, index in prefixes.items()}
+        names += [parts[k] for k in key[first].tolist()]
+        levels.append(np.full(len(first), level))
+    if not starts:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), [], lambda i: {}
+    start, end, depth = np.concatenate(starts), np.concatenate(ends), np.concatenate(levels)
+    order = np.lexsort((depth, start))  # by time, the outer scope first where they start together
+    names = [names[i] for i in order.tolist()]
+    depth = depth[order]
+    return start[order], (end - start)[order], names, lambda i: {"scope level": int(depth[i]) + 1}
 
 
 def _program_args(program: str) -> dict:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 from conftest import FIXTURES
 
-from tui.model.gpu_lines import CORRELATION, KERNELS, RUN_SUFFIX, add_gpu_lines, line_name
+from tui.model.derived_lines import CORRELATION, KERNELS, RUN_SUFFIX, add_derived_lines, line_name
 from tui.model.inputs import load_workspace
 from tui.model.links import (find_instruction, instruction_for_event, kernel_ops, kernel_programs, kernel_tracks,
                              top_ops)
@@ -54,8 +54,8 @@ def test_each_kernel_stream_gets_a_line_of_the_ops_its_kernels_ran(workspace):
     trace = workspace.trace
     files_tracks, events = list(trace.tracks), trace.event_count
     streams = kernel_tracks(trace)
-    added = add_gpu_lines(workspace)
-    assert add_gpu_lines(workspace) == []  # once per trace
+    added = add_derived_lines(workspace)
+    assert add_derived_lines(workspace) == []  # once per trace
     assert trace.tracks[: len(files_tracks)] == files_tracks and trace.event_count == events  # not the file's
     module = workspace.main.load()
     ops_lines = [line for line in added if line.name.startswith("XLA Ops")]
@@ -80,7 +80,7 @@ def test_each_kernel_stream_gets_a_line_of_the_ops_its_kernels_ran(workspace):
 def test_the_lines_count_nothing_twice(workspace):
     """Op tables, a range's aggregate and an op's runs read the kernels alone."""
     before_ops, before_range = top_ops(workspace), workspace.trace.aggregate()
-    add_gpu_lines(workspace)
+    add_derived_lines(workspace)
     assert top_ops(workspace) == before_ops and workspace.trace.aggregate() == before_range
 
 
@@ -106,7 +106,7 @@ def _runs_read(path):
 def test_each_run_of_a_program_is_a_span_over_the_kernels_it_launched(workspace):
     trace = workspace.trace
     runs, kernels = _runs_read(trace.path)
-    (line,) = [t for t in add_gpu_lines(workspace) or trace.tracks if t.derived and t.name == "XLA Modules - from #14"]
+    (line,) = [t for t in add_derived_lines(workspace) or trace.tracks if t.derived and t.name == "XLA Modules - from #14"]
     expected = []
     for module, ids in runs:
         mine = [(start, end, stats) for start, end, stats in kernels if str(stats.get(CORRELATION)) in ids]
@@ -120,3 +120,74 @@ def test_each_run_of_a_program_is_a_span_over_the_kernels_it_launched(workspace)
     assert got == expected
     if "gpu_scan" not in trace.path:  # the 3 profiled steps, each the whole step's kernels
         assert [(name, n) for *_, name, n in got] == [("jit_train_step(4635)", 111)] * 3
+
+
+def _scope_parts(ins):
+    """An instruction's name scope as parts, the op itself left out (scopes.name_scope's)."""
+    from tui.model.scopes import split_scope
+
+    return tuple(split_scope(ins.op_name)[:-1]) if ins is not None and ins.op_name else ()
+
+
+def _check_scope_line(line, op_spans):
+    """`op_spans`: (start, end, scope parts) of the ops the line is made from, in time order.
+    Each op with a scope lies, at each level of its scope, in a span of that level named after
+    that part; a level's spans do not overlap; a deeper span lies inside its parent's."""
+    levels = [line.event_args(i)["scope level"] - 1 for i in range(line.count)]
+    spans = [(int(line.start_ns[i]), int(line.end_ns[i]), line.event_name(i), levels[i]) for i in range(line.count)]
+    by_level: dict[int, list] = {}
+    for span in spans:
+        by_level.setdefault(span[3], []).append(span)
+    for level, row in by_level.items():
+        row.sort()
+        assert all(a[1] <= b[0] for a, b in zip(row, row[1:])), level  # no overlap within a level
+        if level:
+            for start, end, _, _ in row:
+                assert any(s <= start and end <= e for s, e, _, _ in by_level[level - 1])
+    checked = 0
+    for start, end, parts in op_spans:
+        for level, part in enumerate(parts):
+            inside = [s for s in by_level.get(level, []) if s[0] <= start < max(s[1], s[0] + 1)]
+            assert [s[2] for s in inside] == [part], (start, level, part, inside)
+            checked += 1
+    assert checked > 0 and max(levels) == max(len(parts) for *_, parts in op_spans) - 1
+
+
+def test_the_ops_name_scopes_nest_above_them(workspace):
+    """XProf's Framework Name Scope line, from the derived ops line of each GPU stream."""
+    from tui.model.derived_lines import SCOPES
+
+    trace = workspace.trace
+    add_derived_lines(workspace)
+    for ops in [t for t in trace.tracks if t.derived and t.name.startswith("XLA Ops")]:
+        (scopes,) = [t for t in trace.tracks if t.derived and t.name == ops.name.replace("XLA Ops", SCOPES)]
+        module = workspace.main.load()
+        op_spans = []
+        for i in range(ops.count):
+            args = ops.event_args(i)
+            program = f"{args.get('hlo_module')}({args.get('program_id')})"
+            ins = module.instruction(ops.event_name(i)) if program in MAIN_PROGRAMS else None
+            if _scope_parts(ins):
+                op_spans.append((int(ops.start_ns[i]), int(ops.end_ns[i]), _scope_parts(ins)))
+        _check_scope_line(scopes, op_spans)
+
+
+def test_a_tpus_ops_get_their_name_scopes_too(corpus):
+    """On a TPU the line comes from its own XLA Ops line (the v6e profile's programs are in it)."""
+    from tui.model.derived_lines import SCOPES
+    from tui.model.links import OPS_TRACK, instruction_in, program_runs
+
+    ws = load_workspace([corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb"])
+    trace = ws.trace
+    added = add_derived_lines(ws)
+    devices = sorted({t.group for t in trace.tracks if t.name == OPS_TRACK})
+    assert sorted(t.group for t in added) == devices and {t.name for t in added} == {SCOPES}
+    ops = next(t for t in trace.tracks if t.name == OPS_TRACK and t.group == devices[0])
+    runs = program_runs(trace, ops)
+    op_spans = []
+    for i in range(ops.count):
+        found = instruction_in(ws, trace.names[runs[i]] if runs[i] >= 0 else None, ops.event_name(i))
+        parts = _scope_parts(found[1] if found else None)
+        if parts:
+            op_spans.append((int(ops.start_ns[i]), int(ops.end_ns[i]), parts))
+    _check_scope_line(next(t for t in added if t.group == devices[0]), op_spans)
