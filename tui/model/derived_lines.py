@@ -29,7 +29,7 @@ import numpy as np
 
 from tui.model.hlo import HloInstruction
 from tui.model.links import (CORRELATION, HLO_MODULE, HLO_OP, OPS_TRACK, PROGRAM_ID, instruction_in, kernel_ops,
-                             kernel_programs, kernel_tracks, module_name, program_runs)
+                             kernel_programs, kernel_tracks, module_name, module_runs_at)
 from tui.model.scopes import split_scope
 from tui.model.trace import Trace, Track
 from tui.model.workspace import Workspace
@@ -67,12 +67,17 @@ def add_derived_lines(ws: Workspace) -> list[Track]:
 
     for k in streams:
         stream = trace.tracks[k]
-        add(stream.group, line_name("XLA Modules", stream.name), _module_runs(stream, runs.get(_host_of(stream.group), {})))
-        ops, instructions = _op_runs(ws, stream)
+        host_runs = runs.get(_host_of(stream.group), {})
+        run_of = _kernel_runs(stream, host_runs)
+        add(stream.group, line_name("XLA Modules", stream.name), _module_runs(stream, run_of, host_runs))
+        ops, instructions, first_kernel = _op_runs(ws, stream)
         add(stream.group, line_name("XLA Ops", stream.name), ops)
-        add(stream.group, line_name(SCOPES, stream.name), _scope_runs(ops[0], ops[0] + ops[1], instructions))
+        add(stream.group, line_name(SCOPES, stream.name),
+            _scope_runs(ops[0], ops[0] + ops[1], instructions, run_of[first_kernel]))
     for track in [t for t in trace.tracks if t.name == OPS_TRACK and t.group.startswith("/device:") and not t.derived]:
-        add(track.group, SCOPES, _scope_runs(track.start_ns, track.end_ns, _instructions_of(ws, track)))
+        programs, runs_started = module_runs_at(trace, track)
+        add(track.group, SCOPES, _scope_runs(track.start_ns, track.end_ns, _instructions_of(ws, track, programs),
+                                             runs_started))
     return added
 
 
@@ -106,10 +111,14 @@ def _runs_by_launch(trace: Trace) -> dict[str, dict[str, tuple[int, str]]]:
     return found
 
 
-def _module_runs(stream: Track, runs: dict[str, tuple[int, str]]) -> Line:
-    """A span per run over the stream's kernels it launched; named after their program."""
+def _kernel_runs(stream: Track, runs: dict[str, tuple[int, str]]) -> np.ndarray:
+    """Per kernel of the stream, the number of the run that launched it (-1: none known)."""
     codes, values = stream.stat_codes(CORRELATION)
-    run_of = np.array([runs.get(value, (-1, ""))[0] for value in values] + [-1], np.int64)[codes]
+    return np.array([runs.get(value, (-1, ""))[0] for value in values] + [-1], np.int64)[codes]
+
+
+def _module_runs(stream: Track, run_of: np.ndarray, runs: dict[str, tuple[int, str]]) -> Line:
+    """A span per run over the stream's kernels it launched (`run_of`); named after their program."""
     ran = np.flatnonzero(run_of >= 0)
     if not len(ran):
         return np.zeros(0, np.int64), np.zeros(0, np.int64), [], lambda i: {}
@@ -134,9 +143,10 @@ def _module_runs(stream: Track, runs: dict[str, tuple[int, str]]) -> Line:
     return start[by_time], (end - start)[by_time], names, args_of
 
 
-def _op_runs(ws: Workspace, stream: Track) -> tuple[Line, list[HloInstruction | None]]:
-    """A span per run of consecutive kernels of one op and program, and each one's instruction;
-    an event's args are made when asked (a selection), from its op's and its kernel count."""
+def _op_runs(ws: Workspace, stream: Track) -> tuple[Line, list[HloInstruction | None], np.ndarray]:
+    """A span per run of consecutive kernels of one op and program, each one's instruction and
+    its first kernel; an event's args are made when asked (a selection), from its op's and its
+    kernel count."""
     codes, ops = kernel_ops(stream)
     program_codes, programs = kernel_programs(stream)
     ran = np.flatnonzero(codes >= 0)
@@ -154,7 +164,7 @@ def _op_runs(ws: Workspace, stream: Track) -> tuple[Line, list[HloInstruction | 
         return {**named[which[i]][1], KERNELS: int(kernels[i])}
 
     line = (start, end - start, [named[w][0] for w in which], args_of)
-    return line, [named[w][2] for w in which]
+    return line, [named[w][2] for w in which], ran[first]
 
 
 def _op_named(ws: Workspace, op: str, program_code: int, programs: list[str]) -> tuple[str, dict, HloInstruction | None]:
@@ -166,21 +176,23 @@ def _op_named(ws: Workspace, op: str, program_code: int, programs: list[str]) ->
     return name, {HLO_OP: name, **(_program_args(program) if program is not None else {})}, found[1] if found else None
 
 
-def _instructions_of(ws: Workspace, track: Track) -> list[HloInstruction | None]:
-    """Each op event's instruction, in the program of the `XLA Modules` run it started in (a
-    TPU's own `XLA Ops` line), each (program, op) looked up once."""
+def _instructions_of(ws: Workspace, track: Track, programs: np.ndarray) -> list[HloInstruction | None]:
+    """Each op event's instruction, in the program (name id, per event) of the `XLA Modules`
+    run it started in (a TPU's own `XLA Ops` line), each (program, op) looked up once."""
     trace = ws.trace
-    pairs = np.stack([program_runs(trace, track), track.name_id.astype(np.int64)], 1)
+    pairs = np.stack([programs, track.name_id.astype(np.int64)], 1)
     distinct, which = np.unique(pairs, axis=0, return_inverse=True)
     found = [instruction_in(ws, trace.names[program] if program >= 0 else None, trace.names[name])
              for program, name in distinct.tolist()]
     return [found[w][1] if found[w] else None for w in which.ravel().tolist()]
 
 
-def _scope_runs(start: np.ndarray, end: np.ndarray, instructions: list[HloInstruction | None]) -> Line:
+def _scope_runs(start: np.ndarray, end: np.ndarray, instructions: list[HloInstruction | None],
+                run: np.ndarray) -> Line:
     """Per level of the ops' name scopes, a span per run of consecutive ops under one scope
-    (named after that level's part: `layer3`, `attn`); deeper levels nest inside. Ops with no
-    scope (no `op_name`: copies XLA added) are passed over."""
+    (named after that level's part: `layer3`, `attn`) in one run of their program (`run`, per
+    op: a new step is a new span); deeper levels nest inside. Ops with no scope (no `op_name`:
+    copies XLA added) are passed over."""
     paths: dict[int, tuple[str, ...]] = {}  # per instruction (by id): its scope's parts
     codes, distinct = [], {}
     for ins in instructions:
@@ -193,14 +205,14 @@ def _scope_runs(start: np.ndarray, end: np.ndarray, instructions: list[HloInstru
             paths[code] = tuple(parts[:-1])  # the op itself is not a scope
         codes.append(code)
     scoped = np.flatnonzero(np.array(codes, np.int64) >= 0)
-    code_of, start, end = np.array(codes, np.int64)[scoped], start[scoped], end[scoped]
+    code_of, start, end, run = np.array(codes, np.int64)[scoped], start[scoped], end[scoped], run[scoped] + 1
     starts, ends, names, levels = [], [], [], []
     for level in range(max((len(path) for path in paths.values()), default=0)):
         prefixes: dict[tuple[str, ...], int] = {}
         key_of = np.array([prefixes.setdefault(path[: level + 1], len(prefixes)) if len(path) > level else -1
                            for path in paths.values()] + [-1], np.int64)
         key = key_of[code_of]
-        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        first = np.flatnonzero(np.r_[True, (key[1:] != key[:-1]) | (run[1:] != run[:-1])])
         keep = key[first] >= 0
         # a run ends with its last op, or where the next one starts if ops overlapped it (a CUDA
         # graph runs some at once): a level's spans take one row, and deeper ones stay inside

@@ -204,14 +204,22 @@ def _enclosing_program(trace: Trace, track: Track, i: int) -> str | None:
 def program_runs(trace: Trace, track: Track, events: np.ndarray | None = None) -> np.ndarray:
     """Per event of a device's track (all, or those at `events`), the name id of the `XLA
     Modules` event (`module(program id)`) running when it started on that device; -1 outside any."""
+    return module_runs_at(trace, track, events)[0]
+
+
+def module_runs_at(trace: Trace, track: Track, events: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per event of a device's track (all, or those at `events`), the `XLA Modules` event running
+    when it started on that device: its name id, and its start (which tells one run of a program
+    from the next); -1 outside any."""
     starts = track.start_ns if events is None else track.start_ns[events]
-    found = np.full(len(starts), -1, np.int64)
+    names, runs = np.full(len(starts), -1, np.int64), np.full(len(starts), -1, np.int64)
     for other in trace.tracks:
         if other.group == track.group and other.name == MODULES_TRACK and other.count:
             k = np.searchsorted(other.start_ns, starts, side="right") - 1
             inside = (k >= 0) & (starts < other.end_ns[np.maximum(k, 0)])
-            found[inside] = other.name_id[k[inside]]
-    return found
+            names[inside] = other.name_id[k[inside]]
+            runs[inside] = other.start_ns[k[inside]]
+    return names, runs
 
 
 def modules_for(ws: Workspace, program: str | None) -> list[ModuleEntry]:
