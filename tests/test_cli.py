@@ -221,6 +221,14 @@ def test_the_ui_without_a_terminal_says_so_at_once(tmp_path):
     script = tmp_path / "script.py"
     script.write_text(f"open({str(marker)!r}, 'w').close()\n")
     assert run(str(script)).returncode == 2 and not marker.exists()
+    # a bad input is named first, as the UI would name it
+    _one_line_error(run(str(tmp_path / "missing.hlo")), "missing.hlo", "no such file")
+    _one_line_error(run(str(tmp_path / "missing.py")), "missing.py", "no such script")
+    truncated = tmp_path / "cut.hlo"
+    truncated.write_text((FIXTURES / "mlp.hlo").read_text()[:3000])
+    result = run(str(truncated))
+    _one_line_error(result, "cut.hlo:")
+    assert "needs a terminal" not in result.stderr
 
 
 @pytest.mark.parametrize("flag", ["--json"])

@@ -77,16 +77,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.json and not args.summary:
         print("xla-tui: --json only goes with --summary", file=sys.stderr)
         return 2
-    if not args.summary and not (sys.stdin.isatty() and sys.stdout.isatty()):
-        # Textual would draw into a pipe or file and wait for keys that never come
-        print("xla-tui: the UI needs a terminal (stdin or stdout is not one): add --summary [--json] to print "
-              "what was loaded instead", file=sys.stderr)
-        return 2
-
     from tui.model.errors import InputError
 
     capture = None
     try:
+        if not args.summary and not (sys.stdin.isatty() and sys.stdout.isatty()):
+            return _no_terminal(args)
         capture = _capture(args)  # first: the script runs with the user's environment as it is
         # XLA's C++ logging would write over the UI and the summary.
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -115,6 +111,26 @@ def main(argv: list[str] | None = None) -> int:
             if not capture.temporary:
                 print(f"xla-tui: the capture is saved in {capture.folder}; reopen it with `xla-tui {capture.folder}`",
                       file=sys.stderr)
+
+
+def _no_terminal(args) -> int:
+    """Without a terminal Textual would draw into a pipe or file and wait for keys that never
+    come: say so, after naming a bad input as the UI would (a script is not run)."""
+    from pathlib import Path
+
+    if _is_script(args.target):
+        from tui.model.capture import check_script
+
+        check_script(Path(args.target))
+    else:
+        from tui.model.inputs import load_workspace
+
+        ws = load_workspace([args.target, *args.profile], main=args.main)
+        if ws.main is not None:
+            ws.main.load()
+    print("xla-tui: the UI needs a terminal (stdin or stdout is not one): add --summary [--json] to print "
+          "what was loaded instead", file=sys.stderr)
+    return 2
 
 
 def _end_cleanly_on_hangup(app=None) -> None:

@@ -64,6 +64,12 @@ def capture_folder(save_to: str | os.PathLike | None) -> tuple[Path, bool]:
     return folder, False
 
 
+def check_script(script: Path) -> None:
+    """InputError unless `script` is a file to run."""
+    if not script.is_file():
+        raise InputError(script, "no such script")
+
+
 def dump_flags(dump: Path) -> str:
     return f"--xla_dump_to={dump} {DUMP_FLAGS}"
 
@@ -77,8 +83,7 @@ def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] 
     appended to `XLA_FLAGS`. Returns once the script has ended, however it ended.
     """
     script = Path(script)
-    if not script.is_file():
-        raise InputError(script, "no such script")
+    check_script(script)
     folder, temporary = capture_folder(save_to)
     flags = dump_flags((folder / "dump").resolve())
     config = {
