@@ -195,3 +195,35 @@ def test_a_tpus_ops_get_their_name_scopes_too(corpus):
         if parts:
             op_spans.append((int(ops.start_ns[i]), int(ops.end_ns[i]), parts))
     _check_scope_line(next(t for t in added if t.group == devices[0]), op_spans)
+
+
+def test_the_summary_gives_each_programs_runs_on_the_devices(workspace, corpus):
+    """XProf's XLA Modules line in numbers: on a GPU its derived runs (the same as the line's),
+    on a TPU its own `XLA Modules` events, per program over the 4 chips."""
+    from collections import defaultdict
+
+    from tui.model.links import MODULES_TRACK
+    from tui.model.summary import format_summary, summarize
+
+    facts = summarize(workspace)["trace"]["program_runs"]
+    (line,) = [t for t in add_derived_lines(workspace) or workspace.trace.tracks
+               if t.derived and t.name.startswith("XLA Modules")]
+    step = next(row for row in facts if row["name"] in MAIN_PROGRAMS)
+    durations = [int(line.dur_ns[i]) for i in range(line.count) if line.event_name(i) == step["name"]]
+    assert step["runs"] == len(durations) >= 3 and step["devices"] == 1
+    assert step["mean_us"] == sum(durations) / len(durations) / 1000.0 and step["max_us"] == max(durations) / 1000.0
+
+    tpu = load_workspace([corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb"])
+    summary = summarize(tpu)
+    runs = defaultdict(list)
+    for track in tpu.trace.tracks:
+        if track.name == MODULES_TRACK:
+            for i in range(track.count):
+                runs[track.event_name(i)].append((track.group, int(track.dur_ns[i])))
+    rows = {row["name"]: row for row in summary["trace"]["program_runs"]}
+    assert set(rows) == set(runs)
+    for name, found in runs.items():
+        assert rows[name]["runs"] == len(found) and rows[name]["devices"] == len({g for g, _ in found})
+        assert rows[name]["total_us"] == sum(ns for _, ns in found) / 1000.0
+    busiest = max(rows.values(), key=lambda row: row["total_us"])
+    assert f"program runs on the devices (XLA Modules): {busiest['name']} {busiest['runs']} on 4 devices" in format_summary(summary)

@@ -28,8 +28,8 @@ from typing import Callable
 import numpy as np
 
 from tui.model.hlo import HloInstruction
-from tui.model.links import (CORRELATION, HLO_MODULE, HLO_OP, OPS_TRACK, PROGRAM_ID, instruction_in, kernel_ops,
-                             kernel_programs, kernel_tracks, module_name, module_runs_at)
+from tui.model.links import (CORRELATION, HLO_MODULE, HLO_OP, MODULES_TRACK, OPS_TRACK, PROGRAM_ID, instruction_in,
+                             kernel_ops, kernel_programs, kernel_tracks, module_name, module_runs_at)
 from tui.model.scopes import split_scope
 from tui.model.trace import Trace, Track
 from tui.model.workspace import Workspace
@@ -79,6 +79,23 @@ def add_derived_lines(ws: Workspace) -> list[Track]:
         add(track.group, SCOPES, _scope_runs(track.start_ns, track.end_ns, _instructions_of(ws, track, programs),
                                              runs_started))
     return added
+
+
+def program_runs_on_devices(trace: Trace) -> list[tuple[str, str, int]]:
+    """(device, program, duration in ns) of every run of a program on a device: a TPU's `XLA
+    Modules` events, or the runs the GPU's kernels were launched in (as its derived line
+    draws them; made here without adding the line)."""
+    trace.decode_all()
+    found = [(t.group, t.event_name(i), int(t.dur_ns[i])) for t in trace.tracks
+             if t.name == MODULES_TRACK and t.group.startswith("/device:") and not t.derived for i in range(t.count)]
+    streams = kernel_tracks(trace)
+    runs = _runs_by_launch(trace) if streams else {}
+    for k in streams:
+        stream = trace.tracks[k]
+        host_runs = runs.get(_host_of(stream.group), {})
+        start, dur, names, _ = _module_runs(stream, _kernel_runs(stream, host_runs), host_runs)
+        found += [(stream.group, name, int(d)) for name, d in zip(names, dur.tolist())]
+    return found
 
 
 def _host_of(group: str) -> str:

@@ -13,6 +13,7 @@ from tui.model.workspace import Workspace
 
 
 TOP_OPS = 10  # ops listed in a summary
+TOP_RUNS = 3  # programs whose runs a summary lists
 TOP_PROGRAMS = 4  # programs named in a summary's time by program
 TOP_DEVICES = 4  # devices named in its busy line
 TOP_SCOPES = 6  # name scopes named in its time by name scope
@@ -72,6 +73,7 @@ def _trace_facts(ws: Workspace) -> dict:
                          "peak_hbm_gbps": d.peak_hbm_bw_gigabytes_per_second} for d in trace.devices.values()]
     facts["busy"] = [_busy_facts(b) for b in device_busy(trace)]
     facts["busy_in_main"] = _busy_in_main(ws)
+    facts["program_runs"] = _program_runs(trace)
     durations = [end - start for start, end, _ in trace.steps]
     facts["steps"] = {"count": len(durations), "mean_us": sum(durations) / len(durations) / 1000.0,
                       "min_us": min(durations) / 1000.0, "max_us": max(durations) / 1000.0} if durations else None
@@ -103,6 +105,21 @@ def _trace_facts(ws: Workspace) -> dict:
     facts["memory_counters"] = [{"name": c.name, "max_bytes": int(c.value.max())}
                                 for c in memory_counters(trace) if len(c.value) and c.value.max() > 0]
     return facts
+
+
+def _program_runs(trace) -> list[dict]:
+    """Each program's runs on the devices (XProf's `XLA Modules` line: on a GPU, derived from
+    its kernels): how many, on how many devices, and how long one took; most time first."""
+    from tui.model.derived_lines import program_runs_on_devices
+
+    by_program: dict[str, list[tuple[str, int]]] = {}
+    for device, program, ns in program_runs_on_devices(trace):
+        by_program.setdefault(program, []).append((device, ns))
+    rows = [{"name": name, "runs": len(runs), "devices": len({device for device, _ in runs}),
+             "total_us": sum(ns for _, ns in runs) / 1000.0, "mean_us": sum(ns for _, ns in runs) / len(runs) / 1000.0,
+             "min_us": min(ns for _, ns in runs) / 1000.0, "max_us": max(ns for _, ns in runs) / 1000.0}
+            for name, runs in by_program.items()]
+    return sorted(rows, key=lambda row: -row["total_us"])
 
 
 def _busy_facts(busy) -> dict:
@@ -197,6 +214,13 @@ def _trace_lines(trace: dict) -> list[str]:
     main = trace.get("busy_in_main")
     if main and main["devices"] != busy:  # compilation or other programs in the profile
         lines.append(f"  device busy from {main['program']}'s first kernel to its last: {_busy_text(main['devices'])}")
+    runs = trace["program_runs"]
+    if runs:
+        lines.append("  program runs on the devices (XLA Modules): " + "; ".join(
+            f"{row['name']} {row['runs']} on {row['devices']} device{'s' if row['devices'] > 1 else ''}, mean "
+            f"{format_ns(row['mean_us'] * 1000, 4)} (min {format_ns(row['min_us'] * 1000, 4)}, "
+            f"max {format_ns(row['max_us'] * 1000, 4)})" for row in runs[:TOP_RUNS])
+            + (f"; … ({len(runs)} programs)" if len(runs) > TOP_RUNS else ""))
     steps = trace["steps"]
     if steps:
         lines.append(f"  steps: {steps['count']}, mean {format_ns(steps['mean_us'] * 1000, 4)} "
