@@ -14,12 +14,12 @@ that op:
   reads it), not its intermediates; while = one trip of body and condition; conditional =
   the most expensive branch per property; call/async = the called computation.
 - custom calls are unknown: XLA records -1 FLOPs and -1 bytes (and sums them as such). A
-  cuBLAS matmul's call (`__cublas$gemm`, `__cublas$lt$matmul`) is the exception here: XLA's
+  cuBLAS matmul's call (`__cublas$gemm`, `__cublas$lt$matmul`) too, in totals: XLA's
   `cost_analysis()` of a GPU program counts it as nothing (checked on an H100: its total is
-  the rest's to the FLOP), which would hide most of a step's FLOPs from the op tables' rates,
-  so it costs the dot its `gemm_backend_config` describes (an epilogue's bias or activation
-  left out), its bytes the result and operands. A GPU program's total is higher than XLA's by
-  those.
+  the rest's to the FLOP). But an op's own cost (`op_cost`, `CostModel.work`), which its FLOP
+  rate and roofline read, counts such a call as the dot its `gemm_backend_config` describes
+  (an epilogue's bias or activation left out; its bytes the result and operands): otherwise
+  most of a GPU step's FLOPs would be missing from the op tables.
 
 Sizes are what the CPU compiler measures (`ShapeUtil::ByteSizeOf`): logical bytes, no tiling
 padding, sub-byte types packed when the layout says `E(n)`, and a tuple's pointer table at the
@@ -121,8 +121,7 @@ class CostModel:
         self._computations: dict[str, Cost] = {}
 
     def total(self) -> Cost:
-        """The module's total, as `compiled.cost_analysis()` sums it: the entry's instructions
-        (cuBLAS calls aside, see the module's docstring)."""
+        """The module's total, as `compiled.cost_analysis()` sums it: the entry's instructions."""
         return self.computation(self.module.entry)
 
     def computation(self, computation: HloComputation) -> Cost:
@@ -133,6 +132,11 @@ class CostModel:
                 found = found + self.op(ins)
             self._computations[computation.name] = found
         return found
+
+    def work(self, ins: HloInstruction) -> Cost:
+        """What the op does, for its rates: `op`, except a cuBLAS matmul's call, which is its dot
+        here (XLA counts it as nothing; see the module's docstring)."""
+        return _gemm_call(ins) or self.op(ins)
 
     def op(self, ins: HloInstruction) -> Cost:
         found = self._ops.get(id(ins))
@@ -146,7 +150,7 @@ class CostModel:
         if opcode in _FREE:
             return Cost()
         if opcode == "custom-call":
-            return _gemm_call(ins) or _UNKNOWN
+            return _UNKNOWN
         default = shape_bytes(ins.shape) + sum(shape_bytes(o.shape) for o in ins.operands)
         if opcode in ELEMENTWISE:
             count = ins.shape.element_count if ins.shape.is_array else 0
@@ -323,8 +327,9 @@ def module_cost(module: HloModule) -> Cost:
 
 
 def op_cost(ins: HloInstruction) -> Cost:
-    """One instruction's cost (a screen that asks for many should keep one CostModel)."""
-    return CostModel(ins.computation.module).op(ins)
+    """One instruction's work, for its rates (CostModel.work; a screen that asks for many
+    should keep one CostModel)."""
+    return CostModel(ins.computation.module).work(ins)
 
 
 def _parameter_read_bytes(param: HloInstruction) -> int:

@@ -158,8 +158,8 @@ class DetailsScreen(WorkspaceScreen):
             *[lambda c=called: self._link_rows(f"Calls {c.name} ({c.kind})", c.instructions, platform)
               for called in ins.called_computations],
             lambda: _section("Source", self._source(ins)),
-            lambda: _section("Cost (XLA's HloCostAnalysis conventions)", KeyValues(_cost_rows(self._cost_model().op(ins)))),
-            lambda: _section("Profile", self._profile(ins, self._cost_model().op(ins))),
+            lambda: _section("Cost (XLA's HloCostAnalysis conventions)", KeyValues(_cost_rows(self._cost_model().work(ins)))),
+            lambda: _section("Profile", self._profile(ins, self._cost_model().work(ins))),
         ]
 
     def work_ahead(self) -> None:
