@@ -56,19 +56,13 @@ def add_derived_lines(ws: Workspace) -> list[Track]:
     trace = ws.trace
     if trace is None or any(track.derived for track in trace.tracks):
         return []
-    trace.decode_all()
-    streams = kernel_tracks(trace)
-    runs = _runs_by_launch(trace) if streams else {}
     added = []
 
     def add(group: str, name: str, line: Line) -> None:
         if len(line[0]):
             added.append(trace.add_derived(group, name, *line))
 
-    for k in streams:
-        stream = trace.tracks[k]
-        host_runs = runs.get(_host_of(stream.group), {})
-        run_of = _kernel_runs(stream, host_runs)
+    for stream, run_of, host_runs in _streams_and_runs(trace):
         add(stream.group, line_name("XLA Modules", stream.name), _module_runs(stream, run_of, host_runs))
         ops, instructions, first_kernel = _op_runs(ws, stream)
         add(stream.group, line_name("XLA Ops", stream.name), ops)
@@ -85,16 +79,25 @@ def program_runs_on_devices(trace: Trace) -> list[tuple[str, str, int]]:
     """(device, program, duration in ns) of every run of a program on a device: a TPU's `XLA
     Modules` events, or the runs the GPU's kernels were launched in (as its derived line
     draws them; made here without adding the line)."""
-    trace.decode_all()
     found = [(t.group, t.event_name(i), int(t.dur_ns[i])) for t in trace.tracks
              if t.name == MODULES_TRACK and t.group.startswith("/device:") and not t.derived for i in range(t.count)]
+    for stream, run_of, host_runs in _streams_and_runs(trace):
+        _, dur, names, _ = _module_runs(stream, run_of, host_runs)
+        found += [(stream.group, name, int(d)) for name, d in zip(names, dur.tolist())]
+    return found
+
+
+def _streams_and_runs(trace: Trace) -> list[tuple[Track, np.ndarray, dict[str, tuple[int, str]]]]:
+    """Each GPU stream whose kernels name their op, the run each of its kernels was launched in
+    (-1: none known), and its host's runs (_runs_by_launch); decodes every track."""
+    trace.decode_all()
     streams = kernel_tracks(trace)
     runs = _runs_by_launch(trace) if streams else {}
+    found = []
     for k in streams:
         stream = trace.tracks[k]
         host_runs = runs.get(_host_of(stream.group), {})
-        start, dur, names, _ = _module_runs(stream, _kernel_runs(stream, host_runs), host_runs)
-        found += [(stream.group, name, int(d)) for name, d in zip(names, dur.tolist())]
+        found.append((stream, _kernel_runs(stream, host_runs), host_runs))
     return found
 
 

@@ -73,7 +73,7 @@ def _trace_facts(ws: Workspace) -> dict:
                          "peak_hbm_gbps": d.peak_hbm_bw_gigabytes_per_second} for d in trace.devices.values()]
     facts["busy"] = [_busy_facts(b) for b in device_busy(trace)]
     facts["busy_in_main"] = _busy_in_main(ws)
-    facts["program_runs"] = _program_runs(trace)
+    facts["program_runs"] = _runs_by_program(trace)
     durations = [end - start for start, end, _ in trace.steps]
     facts["steps"] = {"count": len(durations), "mean_us": sum(durations) / len(durations) / 1000.0,
                       "min_us": min(durations) / 1000.0, "max_us": max(durations) / 1000.0} if durations else None
@@ -107,7 +107,7 @@ def _trace_facts(ws: Workspace) -> dict:
     return facts
 
 
-def _program_runs(trace) -> list[dict]:
+def _runs_by_program(trace) -> list[dict]:
     """Each program's runs on the devices (XProf's `XLA Modules` line: on a GPU, derived from
     its kernels): how many, on how many devices, and how long one took; most time first."""
     from tui.model.derived_lines import program_runs_on_devices

@@ -17,10 +17,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Input
 
+from tui.model.cost import op_cost
+from tui.model.derived_lines import add_derived_lines
 from tui.model.errors import InputError
 from tui.model.explain import si
-from tui.model.derived_lines import add_derived_lines
-from tui.model.cost import op_cost
 from tui.model.links import (correlated, events_of_name, group_rates, instruction_for_event, instruction_or_name,
                              kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes,
                              program_of, program_ran)

@@ -178,7 +178,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         def shown(group: str, name: str) -> bool:
             return not wanted or wanted in group.lower() or wanted in name.lower()
 
-        # derived lines (XProf's XLA Ops from a GPU's kernels) go above the streams they come from
+        # derived lines (derived_lines: XProf's XLA Modules, XLA Ops, name scopes) head their device's group
         tracks = sorted(((k, t) for k, t in enumerate(trace.tracks) if shown(t.group, t.name)), key=lambda kt: not kt[1].derived)
         counters = [(k, c) for k, c in enumerate(counters) if shown(c.group, c.name)]
         groups = list(dict.fromkeys([t.group for _, t in tracks] + [c.group for _, c in counters]))
