@@ -20,7 +20,7 @@ pauses the screens work ahead (tui/widgets/still.py):
 the graph around the op under the cursor is laid out and drawn, the pages of j and k laid out.
 Details j also runs held down (repeats 33 ms apart: the next page is laid out after each one).
 
-    python -m bench.bench_graph [--layers 48] [--rounds 20] [--repeat 5] [--hlo saved.txt]
+    python -m bench.bench_graph [--layers 48] [--rounds 20] [--repeat 5] [--hlo saved.txt] [--only 4 9]
 
 Each comparison runs `--repeat` times, the trivial app beside ours, keys interleaved
 (bench/keyframe.py); the summary gives the median of those ratios and the ratio of the two
@@ -45,6 +45,7 @@ def main(argv=None) -> None:
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--hlo", type=Path, help="an HLO text file instead of the GPT module")
+    parser.add_argument("--only", type=int, nargs="*", help="run only these cases (numbered from 1, in the order above)")
     args = parser.parse_args(argv)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -87,7 +88,9 @@ def main(argv=None) -> None:
         ("  the same, held down", ["j"], on_details, None, repeat_s),
         ("details back and forth (j/k)", ["j", "k"], on_details, None, 0.0),
     ]
-    for label, keys, setup, timed, pause in cases:
+    for number, (label, keys, setup, timed, pause) in enumerate(cases, 1):
+        if args.only and number not in args.only:
+            continue
         label = label.strip()
         peers, ours = [], []
         for _ in range(args.repeat):  # what keyframe.compare does, keeping both times

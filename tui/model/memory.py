@@ -250,10 +250,11 @@ class MemoryProfile:
         """The full name scope of a row's defining op."""
         return name_scope(self.values[row].instruction, None)
 
-    def scope_totals(self, time: int, depth: int) -> list[tuple[str, int]]:
-        """Padded bytes live at `time` per JAX name scope, cut to `depth` components, largest first."""
+    def scope_totals(self, time: int, depth: int, live: np.ndarray | None = None) -> list[tuple[str, int]]:
+        """Padded bytes live at `time` per JAX name scope, cut to `depth` components, largest first
+        (`live`: the rows live at `time` when the caller has them already, in any order)."""
         names, ids = self._scope_ids(depth)
-        rows = np.flatnonzero((self.start <= time) & (self.end >= time))
+        rows = np.flatnonzero((self.start <= time) & (self.end >= time)) if live is None else live
         totals = np.bincount(ids[rows], weights=self.padded[rows], minlength=len(names))
         present = np.flatnonzero(totals > 0)
         order = present[np.argsort(-totals[present], kind="stable")]

@@ -264,7 +264,7 @@ class MemoryScreen(WorkspaceScreen):
         self.chart.set_cursor(point)
         rows = p.live_at(point, self.sort)
         self.table.set_rows(rows, keep=self.selected_row if self.selected_row is not None else self.table.current)
-        self._show_scopes()
+        self._show_scopes(rows)
         self.chart.set_caption(self._cursor_line(point, len(rows)))
 
     def _move_over_time(self, point: int) -> None:
@@ -276,9 +276,9 @@ class MemoryScreen(WorkspaceScreen):
             line += [Segment(f"  {name} "), Segment(human_bytes(int(values[point])), _BOLD)]
         self.chart.set_caption(line)
 
-    def _show_scopes(self) -> None:
+    def _show_scopes(self, live: np.ndarray | None = None) -> None:
         p = self.profile
-        totals = p.scope_totals(self.cursor, self.depth)
+        totals = p.scope_totals(self.cursor, self.depth, live)
         title = f"By name scope at the cursor (depth {self.depth})"
         self.scopes.set_rows(title, totals, p.max_bytes)
 

@@ -116,8 +116,7 @@ class DetailsView(LineCache, Viewport, Widget, can_focus=True):
         self._lay_out(page, self.view_size.height)
         height = self.view_size.height
         thumb = thumb_rows(0, height, page.extent_height(height))  # as `show` will have it
-        for line in range(min(len(page.lines), height)):
-            self._strip(page, line, line in thumb)
+        self.encode_ahead(self._strip(page, line, line in thumb) for line in range(min(len(page.lines), height)))
         return page
 
     def _render_until(self, line: int) -> None:

@@ -83,8 +83,7 @@ class GraphView(LineCache, Viewport, Widget, can_focus=True):
     def prepare(self, graph: GraphLayout) -> None:
         """Draw `graph` ahead (all its rows, up to a few screens), for `show` to take later."""
         drawing = self._drawing(graph)
-        for row in range(min(graph.height, 4 * self.view_size.height)):
-            drawing.strip(row)
+        self.encode_ahead(drawing.strip(row) for row in range(min(graph.height, 4 * self.view_size.height)))
 
     def _drawing(self, graph: GraphLayout) -> _Drawing:
         """The drawing of `graph` at this width: one drawn ahead or shown a moment ago (Backspace,

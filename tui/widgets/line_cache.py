@@ -31,6 +31,7 @@ class LineCache:
       (`base_style`) or a resize (`view_size`);
     - `strip_cache`: rows a widget keeps by its own keys (they hold `base_style`), emptied on a
       restyle; `drawn_strip` puts a row in the styles the screen draws before it is kept;
+    - `encode_ahead(strips)`: lines drawn ahead of their key, encoded then too;
     - `refresh_view_lines(lines)`: repaint lines of the view, one region per run;
     - `restyled()`: a widget that keeps drawn lines of its own (not in `strip_cache`) drops them
       here; called before a frame when the style its lines were drawn on changed (a new theme).
@@ -42,7 +43,8 @@ class LineCache:
     _direct: bool | None = None  # no border or padding: draw lines with render_line alone
     _base_style: Style | None = None
     _view_size: Size | None = None
-    _view_for: Size | None = None  # the outer size `_view_size` was read at
+    _view_for: Size | None = None  # the outer size `_view_size` (and `_content_top`) was read at
+    _content_top = 0  # lines above the content (border, padding): refreshed regions are below them
     _strip_cache: dict | None = None
     _truecolor: _Drawn | bool | None = None  # for drawn_style; False: the app has no truecolor filter
     _drawn_on: Style | None = None  # the base style of the lines drawn so far
@@ -57,9 +59,12 @@ class LineCache:
     def view_size(self) -> Size:
         """`self.size` (the content area), read again only when the outer size changed. The outer
         size is set by the layout pass itself, before any line is drawn at the new size."""
-        if self._view_for != self._size:
-            self._view_for, self._view_size = self._size, self.size
+        self._read_size()
         return self._view_size
+
+    def _read_size(self) -> None:
+        if self._view_for != self._size:
+            self._view_for, self._view_size, self._content_top = self._size, self.size, self.content_offset.y
 
     def drawn_style(self, style: Style) -> Style:
         """`style` as the app's truecolor filter draws it on this widget: lines built in these
@@ -74,6 +79,13 @@ class LineCache:
         and keeps its encoding, so showing it again costs next to nothing."""
         return _restyled(strip, self.drawn_style)
 
+    def encode_ahead(self, strips) -> None:
+        """Encode lines drawn ahead of the key that shows them (Strip keeps its terminal
+        sequences): that key's frame then only places them."""
+        console = self.app.console
+        for strip in strips:
+            strip.render(console)
+
     @property
     def strip_cache(self) -> dict:
         if self._strip_cache is None:
@@ -82,21 +94,20 @@ class LineCache:
 
     def refresh_view_lines(self, lines) -> None:
         """Repaint these lines of the view (view lines, not virtual ones), one region per run."""
-        width, run = self.view_size.width, None
+        width, runs = self.view_size.width, []
         for y in sorted(lines):
-            if run is not None and y == run[0] + run[1]:
-                run[1] += 1
-                continue
-            if run is not None:
-                self.refresh(Region(0, run[0], width, run[1]))
-            run = [y, 1]
-        if run is not None:
-            self.refresh(Region(0, run[0], width, run[1]))
+            if runs and y == runs[-1][0] + runs[-1][1]:
+                runs[-1][1] += 1
+            else:
+                runs.append([y, 1])
+        if runs:
+            self.refresh(*(Region(0, y, width, height) for y, height in runs))
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False):
         if repaint and self._frame is not None:
             if regions:
-                top = self.content_offset.y  # regions are in content coordinates, lines are not
+                self._read_size()
+                top = self._content_top  # regions are in content coordinates, lines are not
                 stale = self._stale_lines
                 for region in regions:
                     stale.update(range(region.y + top, region.bottom + top))
@@ -105,7 +116,7 @@ class LineCache:
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def notify_style_update(self) -> None:
-        self._base_style = self._strip_cache = self._frame = self._direct = self._truecolor = None
+        self._base_style = self._strip_cache = self._frame = self._direct = self._truecolor = self._view_for = None
         super().notify_style_update()
 
     def restyled(self) -> None:

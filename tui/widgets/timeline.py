@@ -621,7 +621,9 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
     def _paint_ahead(self, window: Window) -> None:
         """Keep the picture of `window` (not shown now, not kept yet) for when a key shows it."""
         if window != self.window and self.pictures.kept_as(window) is None:
-            self.pictures.put(window, self._paint_picture(window))
+            picture = self._paint_picture(window)
+            self.encode_ahead([*picture.lines.values(), *picture.rulers.values(), *filter(None, [picture.steps_line])])
+            self.pictures.put(window, picture)
 
     def _paint_picture(self, window: Window) -> Picture:
         """The visible rows, the steps line and the ruler as they would be painted in `window`
