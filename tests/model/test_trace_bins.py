@@ -13,7 +13,7 @@ import pytest
 from conftest import FIXTURES
 
 from tui.model.trace import load_trace
-from tui.model.trace_bins import SHADES, SUB, bin_rows, busy_fraction, cell_edges
+from tui.model.trace_bins import SHADES, SUB, bin_rows, busy_fraction, cell_edges, sole_events
 
 CPU_PROFILE = FIXTURES / "transformer" / "profile" / "host.xplane.pb"
 
@@ -108,6 +108,31 @@ def test_a_cell_shows_every_kind_of_content():
         seen |= {"starts"} if (split & (got.left < 0) & (got.right >= 0)).any() else set()
         seen |= {"full"} if ((got.left == got.right) & (got.left >= 0) & (got.shade == 0)).any() else set()
     assert seen == {"split", "ends", "starts", "full"}
+
+
+@pytest.mark.parametrize("profile", ["cpu", "tpu"])
+def test_a_sole_row_is_one_event_or_nothing_in_every_cell(profile, corpus):
+    """sole_events against bin_rows: where it names an event, every cell is that event whole;
+    where it says empty, every cell is. Windows from the whole trace down to a nanosecond a
+    cell, so all three answers occur (a row it cannot vouch for is binned as before)."""
+    path = CPU_PROFILE if profile == "cpu" else corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb"
+    trace = load_trace(path)
+    lanes = trace.lanes().index
+    rows = np.arange(len(lanes.offsets) - 1)
+    lo, hi = trace.span
+    rng = np.random.default_rng(5)
+    seen = set()
+    for _ in range(60):
+        ns = 10 ** rng.uniform(0, np.log10((hi - lo) / 80))
+        t0 = rng.uniform(lo - 40 * ns, hi - 40 * ns)
+        sole = sole_events(lanes, rows, t0, ns, 80)
+        got = bin_rows(lanes, rows, t0, ns, 80)
+        full = (got.left == got.right) & (got.split == SUB) & (got.shade == 0)
+        for r in rows:
+            if sole[r] >= -1:
+                assert full[r].all() and (got.left[r] == sole[r]).all(), (r, t0, ns)
+            seen.add("event" if sole[r] >= 0 else "empty" if sole[r] == -1 else "mixed")
+    assert seen == {"event", "empty", "mixed"}
 
 
 def test_merged_rows_answer_as_each_track_does():

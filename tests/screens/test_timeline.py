@@ -220,6 +220,43 @@ async def test_windows_shown_before_or_painted_ahead_come_back_as_a_fresh_paint_
             view.paint_ahead()
 
 
+async def test_a_new_window_repaints_only_the_lines_that_changed_and_shows_what_a_fresh_paint_draws(monkeypatch):
+    """Deep in a zoom most rows are one long event (or nothing) across the window: a pan or
+    zoom keeps their lines and repaints the rest. What the screen then shows (the frame
+    Textual composes) must be what painting the window afresh shows, after every key."""
+    from tui.widgets import still
+
+    monkeypatch.setattr(still, "TICK_S", 3600)  # nothing painted ahead: every key paints
+    monkeypatch.setattr(still, "AFTER_FRAME_S", 3600)
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_on_the_client_thread(pilot)
+        await pilot.press("right")
+        while view.window.ns_per_cell > 20:
+            await pilot.press("w")
+        await pilot.pause()
+        repainted = []
+        refresh_lines = view.refresh_view_lines
+        monkeypatch.setattr(view, "refresh_view_lines", lambda lines: repainted.append(len(list(lines))) or refresh_lines(lines))
+
+        def screen():
+            return [list(strip) for strip in app.screen._compositor.render_strips()]
+
+        for key in ("d", "d", "a", "w", "s", "s", "right", "right", "left", "d", "down", "d", "up", "a"):
+            repainted.clear()
+            await pilot.press(key)
+            await pilot.pause()
+            shown = screen()
+            view._redraw()
+            await pilot.pause()
+            assert shown == screen(), key
+        assert view._sole_lines  # rows were one event or nothing across the window
+        view.pictures.kept = 0
+        repainted.clear()
+        await pilot.press("d")
+        assert repainted and 0 < repainted[-1] < view.size.height - view.header_height  # some lines kept
+
+
 async def test_a_quick_tappers_pause_is_enough_to_paint_the_next_windows(monkeypatch):
     """With the real tick: 0.15 s after a key (someone tapping different keys quickly) the
     windows that W, S, A and D would show are painted, and the one shown next bins nothing."""

@@ -107,6 +107,24 @@ def bin_rows(lanes: LaneIndex, rows: np.ndarray, t0: float, ns_per_cell: float, 
     return Cells(left, right, split, shade)
 
 
+def sole_events(lanes: LaneIndex, rows: np.ndarray, t0: float, ns_per_cell: float, cells: int) -> np.ndarray:
+    """Per row, the event (position) that fills every one of the cells, -1 where every cell is
+    empty, -2 where neither is sure (no event starts inside the window, and the one before it
+    covers it or has ended): such a row draws the same in any window where it says the same
+    (deep in a zoom, most rows are one long event), so it need not be binned again."""
+    rows = np.asarray(rows, np.int64)
+    if not len(lanes.keys):
+        return np.full(len(rows), -1, np.int64)
+    edges = cell_edges(t0, ns_per_cell, cells)
+    a, b = edges[0], edges[-1]
+    first = _first_at(lanes, rows, np.array([a, b]))
+    before = first[:, 0] - 1  # the last event starting before the window
+    earlier = before >= lanes.offsets[rows]
+    reach = lanes.end[np.maximum(before, 0)]
+    quiet = first[:, 0] == first[:, 1]  # none starts inside
+    return np.where(quiet & earlier & (reach >= b), before, np.where(quiet & (~earlier | (reach <= a)), -1, -2))
+
+
 def _dominate(lanes, busy, left, right, split, shade, first, after, left_event, a, b, width) -> None:
     """Busy cells: the event covering most of the cell among the held one, the first few
     starting inside and the last starting inside (often a long one running on past the

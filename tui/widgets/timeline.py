@@ -29,7 +29,7 @@ from textual.strip import Strip
 
 from tui.model.timescale import Window, format_ns, ticks
 from tui.model.trace import Trace, TraceLanes, Track
-from tui.model.trace_bins import SUB, Cells, bin_rows, busy_fraction, sampled_values
+from tui.model.trace_bins import SUB, Cells, bin_rows, busy_fraction, sampled_values, sole_events
 from tui.model.trace_lanes import LaneIndex, lane_index, position
 from tui.widgets.line_cache import LineCache
 from tui.widgets.still import HeldKey, StillWatch
@@ -118,6 +118,11 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         self._ruler: Strip | None = None  # header line 0: time ticks, the marked range, the zoom centre
         self._ruler_centre = -1  # the column of the zoom centre on it
         self.pictures = Pictures()  # of windows shown before this one, or painted ahead
+        # Lines that are the same in many windows: (row, event position or -1, cursor row, cursor
+        # event) -> a row that is that one event (or nothing) across the window (trace_bins.sole_events);
+        # ("group", row, cursor row) -> an expanded group's line; ("steps", event or -1) -> the steps
+        # line. Emptied with every new layout of the rows (a track decoded, the merged index made).
+        self._sole_lines: dict[tuple, Strip] = {}
         self._still = StillWatch()  # when to paint the next windows ahead
         self._held = HeldKey(self.set_timer)  # a zoom or pan key held down: the next window, between repeats
         self.label_width = LABEL_WIDTH
@@ -235,6 +240,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         """Show another time window: one shown a moment ago comes back as it was painted."""
         if window == self.window:
             return
+        shown = self._lines, self._ruler, self._picture.steps_line
         self._picture.lines.update((self._line_key(index), strip) for index, strip in self._lines.items())
         self.pictures.put(self.window, self._picture)
         self._forget_painted()
@@ -243,11 +249,33 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         if found is not None:
             window, self._picture = found
         self.window = window
-        self.refresh()
+        self._refresh_changed(*shown)
+
+    def _refresh_changed(self, lines: dict[int, Strip], ruler: Strip | None, steps_line: Strip | None) -> None:
+        """After a new window: paint its visible lines now and repaint only those that are not
+        the ones shown (a row that is the same one event in both keeps its line, and Textual
+        neither cuts nor encodes it again). A pane not on screen paints when it is shown."""
+        if self.trace is None or not self.screen.is_current:
+            self.refresh()
+            return
+        top, header = int(self.scroll_offset.y), self.header_height
+        self._paint_visible(top)
+        changed = [header + index - top for index in range(top, min(top + self.view_size.height - header, len(self.rows)))
+                   if self._lines.get(index) is not lines.get(index)]
+        self._ruler = self._kept_ruler()
+        if self._ruler is not ruler:
+            changed.append(0)
+        if header > 1:
+            if self._picture.steps_line is None:
+                self._picture.steps_line = self._paint_steps()
+            if self._picture.steps_line is not steps_line:
+                changed.append(1)
+        self.refresh_view_lines(changed)
 
     def _redraw(self) -> None:
         """Paint everything again (the rows, their colours or the size changed), in every window."""
         self.pictures.clear()
+        self._sole_lines.clear()
         self._still.moved()
         self._forget_painted()
         self.refresh()
@@ -698,29 +726,50 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         k start at first_row[k] and its events at first_slot[k]; `name_id` maps positions in
         the index to name ids."""
         window = self.window
-        known = self._picture.binned
-        kept = [known.get(i) for i in indices]
-        if None in kept:
-            first = first_row.tolist()
-            rows = np.array([first[self.rows[i].index] + self.rows[i].lane for i in indices])
-            binned = bin_rows(lanes, rows, window.t0, window.ns_per_cell, self.cells)
-            known.update((i, Cells(*(column[r] for column in binned))) for r, i in enumerate(indices))
-        else:
-            binned = Cells(*(np.stack(column) for column in zip(*kept)))
-        cursor = np.full(len(indices), -1)
+        first = first_row.tolist()
+        rows = np.array([first[self.rows[i].index] + self.rows[i].lane for i in indices])
+        cursor = np.full(len(indices), -1)  # the cursor's event, where it is on the row
+        cursor_start = None
         if self.cursor_row in indices and self.cursor_event is not None:
             r = indices.index(self.cursor_row)
             track_index = self.rows[self.cursor_row].index
             track = self.trace.tracks[track_index]
             if int(track.depth[self.cursor_event]) == self.rows[self.cursor_row].lane:
                 own = track.lane_index()
-                start = int(track.start_ns[self.cursor_event])
-                cursor[r] = first_slot[track_index] + position(own, self.rows[self.cursor_row].lane, start, self.cursor_event)
-                binned = _force_visible(binned, r, cursor[r], window.column(start))
+                cursor_start = int(track.start_ns[self.cursor_event])
+                cursor[r] = first_slot[track_index] + position(own, self.rows[self.cursor_row].lane, cursor_start, self.cursor_event)
+        # Rows that are one event (or none) across the window are drawn once for any such window.
+        sole = {i: (i, k, i == self.cursor_row, k >= 0 and k == c)
+                for i, k, c in zip(indices, sole_events(lanes, rows, window.t0, window.ns_per_cell, self.cells).tolist(),
+                                   cursor.tolist()) if k >= -1}
+        if sole:
+            lines = self._sole_lines
+            if len(lines) > 4096:
+                lines.clear()
+            for i, key in sole.items():
+                if key in lines:
+                    self._lines[i] = lines[key]
+            keep = [r for r, i in enumerate(indices) if i not in self._lines]
+            if len(keep) < len(indices):
+                indices, rows, cursor = [indices[r] for r in keep], rows[keep], cursor[keep]
+            if not indices:
+                return
+        known = self._picture.binned
+        kept = [known.get(i) for i in indices]
+        if None in kept:
+            binned = bin_rows(lanes, rows, window.t0, window.ns_per_cell, self.cells)
+            known.update((i, Cells(*(column[r] for column in binned))) for r, i in enumerate(indices))
+        else:
+            binned = Cells(*(np.stack(column) for column in zip(*kept)))
+        if cursor_start is not None and self.cursor_row in indices:
+            r = indices.index(self.cursor_row)
+            binned = _force_visible(binned, r, cursor[r], window.column(cursor_start))
         colour, names = self._name_colours(), self.trace.names
         painted = self._painter.events(binned, lambda k: colour[name_id(k)], lambda k: names[name_id(k)], cursor)
         for index, segments in zip(indices, painted):
             self._lines[index] = self._line(index, segments)
+            if index in sole:
+                self._sole_lines[sole[index]] = self._lines[index]
 
     def _paint_other(self, index: int) -> Strip:
         """A group's summary, a counter, a track's instants, or a track still decoding."""
@@ -737,10 +786,13 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
             return self._line(index, painter.instants(columns, colours, lambda k: self.trace.names[name_ids[k]], cells))
         if row.kind == "group":  # collapsed: how busy its tracks are; expanded, they show it
             merged = self.lanes
-            fraction = np.zeros(cells)
-            if merged is not None and row.group in self.collapsed:
-                tops = [merged.first_row[k] for k, t in enumerate(self.trace.tracks) if t.group == row.group and t.count]
-                fraction = busy_fraction(merged.index, np.array(tops, np.int64), window.t0, window.ns_per_cell, cells)
+            if merged is None or row.group not in self.collapsed:  # the same line in every window
+                key = ("group", index, index == self.cursor_row)
+                if key not in self._sole_lines:
+                    self._sole_lines[key] = self._line(index, painter.levels(np.zeros(cells), SUMMARY))
+                return self._sole_lines[key]
+            tops = [merged.first_row[k] for k, t in enumerate(self.trace.tracks) if t.group == row.group and t.count]
+            fraction = busy_fraction(merged.index, np.array(tops, np.int64), window.t0, window.ns_per_cell, cells)
             return self._line(index, painter.levels(fraction, SUMMARY))
         if row.kind == "counter":
             counter = self.trace.counters[row.index]
@@ -808,10 +860,17 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
     def _paint_steps(self) -> Strip:
         window, cells = self.window, self.cells
         steps, names = self._steps
-        binned = bin_rows(steps, np.zeros(1, np.int64), window.t0, window.ns_per_cell, cells)
+        row = np.zeros(1, np.int64)
+        sole = ("steps", int(sole_events(steps, row, window.t0, window.ns_per_cell, cells)[0]))
+        if sole in self._sole_lines:
+            return self._sole_lines[sole]
+        binned = bin_rows(steps, row, window.t0, window.ns_per_cell, cells)
         segments = self._painter.events(binned, lambda k: np.where(k % 2, STEP_B, STEP_A), lambda k: names[k])[0]
         label = Segment(fit(" Steps", self.label_width - 1) + "│", _LABEL_STYLES[(False, True)])
-        return self._strip(label, segments)
+        line = self._strip(label, segments)
+        if sole[1] >= -1:
+            self._sole_lines[sole] = line
+        return line
 
     def _strip(self, label: Segment, cells: list[Segment]) -> Strip:
         """A label, the cells, and the column kept for the scrollbar (blank here, so the strip is
