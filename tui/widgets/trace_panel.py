@@ -22,7 +22,7 @@ from tui.model.timescale import format_ns
 from tui.model.trace import NameStats
 from tui.widgets.line_cache import LineCache
 from tui.widgets.timeline_paint import fit
-from tui.widgets.viewport import Viewport
+from tui.widgets.viewport import Viewport, thumb_cell
 
 KEY_WIDTH = 12  # the narrowest key column; a longer stat name widens it, up to a third of the panel
 _NUMBERS = ("count", "total", "self", "mean", "min", "max")
@@ -89,7 +89,7 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         self.cursor = 0
         self._info_line: Strip | None = None
         self._rule: Strip | None = None
-        self._lines: dict[int, Strip] = {}
+        self._lines: dict[tuple[int, bool], Strip] = {}  # (body line, on the thumb) -> the line as handed over
         self._details: list[Strip] | None = None
 
     # -- content --------------------------------------------------------------------------------
@@ -99,10 +99,18 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         self.refresh(Region(0, 1, self.view_size.width, 1))
 
     def show_details(self, details: list[tuple[str, str, Style | None]]) -> None:
-        """Key / value lines; a value is plain text, drawn in one style, wrapped to fit."""
-        self.details = details
-        self.rows = None
-        self._changed()
+        """Key / value lines; a value is plain text, drawn in one style, wrapped to fit. Details
+        as many lines long as those shown repaint only the lines that differ (the cursor
+        stepping along a row changes the event's name and times, not its track)."""
+        old = self._details if self.rows is None and self.top == 0 else None
+        self.details, self.rows, self._details = details, None, None
+        if old is None or len(self._detail_lines()) != len(old):
+            self._changed()
+            return
+        new = self._details = [before if before == after else after for before, after in zip(old, self._details)]
+        changed = [index for index, (before, after) in enumerate(zip(old, new)) if before is not after]
+        self._forget_lines(*changed)
+        self.refresh_view_lines(_TOP + index for index in changed if index < self.window_height)
 
     def show_table(self, title: str, rows: list[NameStats], total: int | None = None,
                    rates: dict[str, list[float | None]] | None = None, notes: list[str] | None = None) -> None:
@@ -123,6 +131,11 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
     @property
     def showing_table(self) -> bool:
         return self.rows is not None
+
+    def _forget_lines(self, *indices: int) -> None:
+        for index in indices:
+            self._lines.pop((index, False), None)
+            self._lines.pop((index, True), None)
 
     def _changed(self) -> None:
         self._lines.clear()
@@ -151,8 +164,7 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
             self.scroll_view(y=line - 2)
         elif line >= top + height:
             self.scroll_view(y=line - height + 1)
-        self._lines.pop(old + 2, None)
-        self._lines.pop(line, None)
+        self._forget_lines(old + 2, line)
         self.refresh()
 
     def action_choose(self) -> None:
@@ -273,11 +285,13 @@ class TracePanel(LineCache, Viewport, Widget, can_focus=True):
         index = self.top + y - _TOP
         if index >= self._body_height():
             return Strip.blank(self.view_size.width, self.base_style)
-        strip = self._lines.get(index)
-        if strip is None:
+        on_thumb = y - _TOP in self.thumb_rows()
+        line = self._lines.get((index, on_thumb))
+        if line is None:
             strip = self._table_line(index) if self.rows is not None else self._detail_lines()[index]
-            self._lines[index] = strip
-        return Strip.join([strip.adjust_cell_length(self._width, _PLAIN), Strip([self.thumb(y - _TOP, _PLAIN)], 1)])
+            line = self._lines[index, on_thumb] = Strip.join([strip.adjust_cell_length(self._width, _PLAIN),
+                                                              Strip([thumb_cell(on_thumb, _PLAIN)], 1)])
+        return line
 
 
 def _segments(text: Text, console) -> list[Segment]:
