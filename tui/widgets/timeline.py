@@ -12,6 +12,9 @@ pass over the events in view), so its cost depends on the screen's size, not the
 Painted rows are kept per window (tui/widgets/timeline_pictures.py): going back to a window
 of a moment ago paints nothing, and a view left still has its next zoom and pan windows painted
 ahead (tui/widgets/still.py); moving the cursor repaints only the rows it leaves and enters.
+A row that is one event (or nothing) across the window, as most are deep in a zoom, keeps its
+line from any earlier window where it was that (trace_bins.sole_events), and a new window
+repaints only the lines that differ from those shown.
 """
 
 from __future__ import annotations
