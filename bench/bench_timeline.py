@@ -1,11 +1,12 @@
 """Key-to-frame time of the timeline screen on the 590k-event GPT profile, against a trivial
 Textual app measured the same way in the same process (bench/keyframe.py; target ratio <= 1.2).
 
-Every key measured changes every row of the picture: zoomed fully out, W then S (zoom in one
+Every key measured shows a new window: zoomed fully out, W then S (zoom in one
 step and back); zoomed fully in (one nanosecond per cell, in the busiest stretch), D then A
 (pan and back) and S then W (zoom out one step and back in). Going back lands on the window of
-a moment ago, whose rows the view keeps (tui/widgets/timeline_pictures.py), so those keys are
-also measured with nothing kept (every key paints the whole pane), and D pressed on and on
+a moment ago, whose rows the view keeps (tui/widgets/timeline_pictures.py), and deep in a zoom
+most rows are one long event whose line the view keeps for any window it fills, so those keys
+are also measured with nothing kept (every key paints the whole pane), and D pressed on and on
 (a window never shown before at each key): once back to back, once with a pause before each
 key (a view left still has the windows of the next zoom and pan keys painted ahead), once held
 down (repeats 33 ms apart: the next window in the key's direction is painted after each frame,
@@ -18,7 +19,7 @@ pace (0.15 s apart: the view stands still for a tick between keys, and paints th
 windows ahead). Each comparison runs `--repeats` times (other processes on the machine swing
 single runs a lot); the median ratio is the figure. Needs `make_profile.py`'s run.
 
-    python bench/bench_timeline.py [--rounds 10] [--repeats 3] [--size 200x50]
+    python bench/bench_timeline.py [--rounds 10] [--repeats 3] [--size 200x50] [--only 7 11]
 """
 
 from __future__ import annotations
@@ -76,12 +77,22 @@ def zoomed_part_way(setup, steps: int = 6):
     return part_way
 
 
+class _Forgetful(dict):
+    """A store that keeps nothing."""
+
+    def __setitem__(self, key, value) -> None:
+        pass
+
+
 def nothing_kept(setup):
-    """Setup, then no window kept or painted ahead: every key paints the whole pane."""
+    """Setup, then no window kept or painted ahead, and no row's line kept for the windows it
+    is one event across: every key paints the whole pane."""
 
     async def without_pictures(app, pilot) -> None:
         await setup(app, pilot)
-        app.screen.view.pictures.kept = 0
+        view = app.screen.view
+        view.pictures.kept = 0
+        view._sole_lines = _Forgetful()
 
     return without_pictures
 
@@ -91,6 +102,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--size", default="200x50")
+    parser.add_argument("--only", type=int, nargs="*", help="run only these cases (numbered from 1, in the order above)")
     args = parser.parse_args()
     size = tuple(int(n) for n in args.size.split("x"))
     run = newest_run()
@@ -125,7 +137,9 @@ def main() -> None:
         ("  the same, tapped 0.15 s apart", ["d", "w", "d", "s"], zoomed_part_way(zoomed_in(busy_row)), tapping_s),
     ]
     medians = []
-    for label, keys, setup, pause in cases:
+    for number, (label, keys, setup, pause) in enumerate(cases, 1):
+        if args.only and number not in args.only:
+            continue
         ratios = [compare(label.strip(), app, keys, args.rounds, setup, size, pause_s=pause) for _ in range(args.repeats)]
         medians.append((label, statistics.median(ratios)))
     print(f"median ratio of {args.repeats} runs (target <= 1.2):")

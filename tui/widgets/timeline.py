@@ -750,8 +750,9 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
             if len(lines) > 4096:
                 lines.clear()
             for i, key in sole.items():
-                if key in lines:
-                    self._lines[i] = lines[key]
+                line = lines.get(key)
+                if line is not None:
+                    self._lines[i] = line
             keep = [r for r, i in enumerate(indices) if i not in self._lines]
             if len(keep) < len(indices):
                 indices, rows, cursor = [indices[r] for r in keep], rows[keep], cursor[keep]
@@ -791,9 +792,10 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
             merged = self.lanes
             if merged is None or row.group not in self.collapsed:  # the same line in every window
                 key = ("group", index, index == self.cursor_row)
-                if key not in self._sole_lines:
-                    self._sole_lines[key] = self._line(index, painter.levels(np.zeros(cells), SUMMARY))
-                return self._sole_lines[key]
+                line = self._sole_lines.get(key)
+                if line is None:
+                    line = self._sole_lines[key] = self._line(index, painter.levels(np.zeros(cells), SUMMARY))
+                return line
             tops = [merged.first_row[k] for k, t in enumerate(self.trace.tracks) if t.group == row.group and t.count]
             fraction = busy_fraction(merged.index, np.array(tops, np.int64), window.t0, window.ns_per_cell, cells)
             return self._line(index, painter.levels(fraction, SUMMARY))
@@ -865,8 +867,9 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         steps, names = self._steps
         row = np.zeros(1, np.int64)
         sole = ("steps", int(sole_events(steps, row, window.t0, window.ns_per_cell, cells)[0]))
-        if sole in self._sole_lines:
-            return self._sole_lines[sole]
+        line = self._sole_lines.get(sole)
+        if line is not None:
+            return line
         binned = bin_rows(steps, row, window.t0, window.ns_per_cell, cells)
         segments = self._painter.events(binned, lambda k: np.where(k % 2, STEP_B, STEP_A), lambda k: names[k])[0]
         label = Segment(fit(" Steps", self.label_width - 1) + "│", _LABEL_STYLES[(False, True)])
