@@ -749,8 +749,8 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
             lines = self._sole_lines
             if len(lines) > 4096:
                 lines.clear()
-            for i, key in sole.items():
-                line = lines.get(key)
+            for i, line_key in sole.items():
+                line = lines.get(line_key)
                 if line is not None:
                     self._lines[i] = line
             keep = [r for r, i in enumerate(indices) if i not in self._lines]
