@@ -125,6 +125,21 @@ def test_autotuning_is_left_out_of_the_op_time(workspace):
     assert chip["name"] == "NVIDIA H100 SXM" and all(op["bandwidth_util"] == op["bytes_per_s"] / chip["peak_bytes_per_s"] for op in ops)
 
 
+def test_the_autotuners_trial_programs_are_said_apart_from_the_steps_runs(workspace):
+    """--summary's program runs: the step's 3 runs, then the trial programs XLA compiled for
+    itself while compiling the step, each named after a fusion of the step's module."""
+    summary = summarize(workspace)
+    runs = summary["trace"]["program_runs"]
+    step = [row for row in runs if not row["autotuning"]]
+    trials = [row for row in runs if row["autotuning"]]
+    assert [(row["name"], row["runs"]) for row in step] == [(PROGRAM, 3)] and runs[0] == step[0]
+    module = workspace.main.load()
+    assert len(trials) > 3 and all(module.instruction(row["name"]).opcode == "fusion" for row in trials)
+    assert {row["name"] for row in trials} == {row.program for row in op_profile(workspace).autotuning}
+    total = sum(row["runs"] for row in trials)
+    assert f"; and XLA's autotuning: {total:,} runs of {len(trials)} trial programs" in format_summary(summary)
+
+
 def test_the_profiles_own_program_links_the_slices_to_their_async_starts():
     """Opened alone, the profile's copy of the program (printed with sugared async wrappers,
     `fusion-start`, whose wrapped fusions have no name) links the memcpy nodes to the starts."""

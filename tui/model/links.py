@@ -36,7 +36,7 @@ import re
 import weakref
 from collections import Counter
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Iterable, NamedTuple
 
 import numpy as np
 
@@ -739,14 +739,21 @@ def op_profile(ws: Workspace) -> OpProfile:
                      profile_chip(ws.trace.devices.values()) if ws.trace is not None else None)
 
 
+def autotuning_programs(programs: Iterable[str | None]) -> set[str]:
+    """The programs XLA's GPU autotuner ran: where kernels name their program's id beside its
+    module (JAX's do), a program named without an id is one XLA compiled for itself, to time
+    candidate kernels for a fusion it is compiling (named after that fusion, `gemm_fusion_dot.3`).
+    A profile taken from a program's first call holds such trials."""
+    named = {program for program in programs if program}
+    if not any(_PROGRAM_ID.search(program) for program in named):
+        return set()
+    return {program for program in named if not _PROGRAM_ID.search(program)}
+
+
 def is_autotuning(rows: list[NameStats]) -> list[bool]:
-    """Which top-ops rows XLA's GPU autotuner ran: where kernels name their program's id beside
-    its module (JAX's do), a kernel naming a module but no id ran a program XLA compiled for
-    itself, to time candidate kernels for a fusion it is compiling (named after that fusion,
-    `gemm_fusion_dot.3`). A profile taken from a program's first call holds such trials."""
-    if not any(row.program and _PROGRAM_ID.search(row.program) for row in rows):
-        return [False] * len(rows)
-    return [bool(row.program) and not _PROGRAM_ID.search(row.program) for row in rows]
+    """Which top-ops rows XLA's GPU autotuner ran (autotuning_programs)."""
+    trials = autotuning_programs(row.program for row in rows)
+    return [row.program in trials for row in rows]
 
 
 def op_instructions(ws: Workspace, rows: list[NameStats]) -> list[HloInstruction | None]:

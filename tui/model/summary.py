@@ -109,17 +109,21 @@ def _trace_facts(ws: Workspace) -> dict:
 
 def _runs_by_program(trace) -> list[dict]:
     """Each program's runs on the devices (XProf's `XLA Modules` line: on a GPU, derived from
-    its kernels): how many, on how many devices, and how long one took; most time first."""
+    its kernels): how many, on how many devices, and how long one took; most time first, the
+    autotuner's trial programs (links.autotuning_programs) last."""
     from tui.model.derived_lines import program_runs_on_devices
+    from tui.model.links import autotuning_programs
 
     by_program: dict[str, list[tuple[str, int]]] = {}
     for device, program, ns in program_runs_on_devices(trace):
         by_program.setdefault(program, []).append((device, ns))
+    trials = autotuning_programs(by_program)
     rows = [{"name": name, "runs": len(runs), "devices": len({device for device, _ in runs}),
              "total_us": sum(ns for _, ns in runs) / 1000.0, "mean_us": sum(ns for _, ns in runs) / len(runs) / 1000.0,
-             "min_us": min(ns for _, ns in runs) / 1000.0, "max_us": max(ns for _, ns in runs) / 1000.0}
+             "min_us": min(ns for _, ns in runs) / 1000.0, "max_us": max(ns for _, ns in runs) / 1000.0,
+             "autotuning": name in trials}
             for name, runs in by_program.items()]
-    return sorted(rows, key=lambda row: -row["total_us"])
+    return sorted(rows, key=lambda row: (row["autotuning"], -row["total_us"]))
 
 
 def _busy_facts(busy) -> dict:
@@ -214,13 +218,16 @@ def _trace_lines(trace: dict) -> list[str]:
     main = trace.get("busy_in_main")
     if main and main["devices"] != busy:  # compilation or other programs in the profile
         lines.append(f"  device busy from {main['program']}'s first kernel to its last: {_busy_text(main['devices'])}")
-    runs = trace["program_runs"]
+    runs = [row for row in trace["program_runs"] if not row["autotuning"]]
+    trials = [row for row in trace["program_runs"] if row["autotuning"]]
     if runs:
         lines.append("  program runs on the devices (XLA Modules): " + "; ".join(
             f"{row['name']} {row['runs']} on {row['devices']} device{'s' if row['devices'] > 1 else ''}, mean "
             f"{format_ns(row['mean_us'] * 1000, 4)} (min {format_ns(row['min_us'] * 1000, 4)}, "
             f"max {format_ns(row['max_us'] * 1000, 4)})" for row in runs[:TOP_RUNS])
-            + (f"; … ({len(runs)} programs)" if len(runs) > TOP_RUNS else ""))
+            + (f"; … ({len(runs)} programs)" if len(runs) > TOP_RUNS else "")
+            + (f"; and XLA's autotuning: {sum(row['runs'] for row in trials):,} runs of {len(trials)} trial programs"
+               f" ({format_ns(sum(row['total_us'] for row in trials) * 1000, 4)})" if trials else ""))
     steps = trace["steps"]
     if steps:
         lines.append(f"  steps: {steps['count']}, mean {format_ns(steps['mean_us'] * 1000, 4)} "
