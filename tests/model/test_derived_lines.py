@@ -227,3 +227,52 @@ def test_the_summary_gives_each_programs_runs_on_the_devices(workspace, corpus):
         assert rows[name]["total_us"] == sum(ns for _, ns in found) / 1000.0
     busiest = max(rows.values(), key=lambda row: row["total_us"])
     assert f"program runs on the devices (XLA Modules): {busiest['name']} {busiest['runs']} on 4 devices" in format_summary(summary)
+
+
+ROCM = ["tracelens_jax08_rocm_attention", "tracelens_jax08_rocm_conv3d_8gpu", "tracelens_jax_rocm_te_fused_attn"]
+
+
+@pytest.mark.parametrize("name", ROCM)
+def test_rocm_launches_made_on_threads_of_their_own_find_their_runs(name, corpus):
+    """JAX on ROCm launches on HIP threads of their own, not inside the run annotation: a
+    kernel's run is then the annotation of its module that its launch's time falls in (on the
+    8-GPU profile, 8 runs of one module at once: the one on the thread this launch thread pairs
+    with). Read raw with ProfileData: every kernel of a stream is in exactly one span of its
+    device's XLA Modules line, the span's kernels were all launched inside one annotation of
+    the span's module, one device's runs are on one thread, and each of its runs is a span."""
+    from collections import defaultdict
+
+    from jaxlib import _profile_data
+
+    path = corpus / "traces" / f"{name}.xplane.pb"
+    runs, launches, kernels = [], {}, defaultdict(list)
+    for plane in _profile_data.ProfileData.from_file(str(path)).planes:
+        for line in plane.lines:
+            for e in line.events:
+                stats, start = dict(e.stats), round(e.start_ns)
+                if plane.name.startswith("/host:") and e.name.endswith(RUN_SUFFIX):
+                    runs.append((start, round(e.start_ns + e.duration_ns), line.name, e.name[: -len(RUN_SUFFIX)]))
+                elif plane.name.startswith("/host:") and CORRELATION in stats:
+                    launches[str(stats[CORRELATION])] = start
+                elif plane.name.startswith("/device:") and CORRELATION in stats and "hlo_module" in stats:
+                    kernels[plane.name].append((start, round(e.start_ns + e.duration_ns), str(stats[CORRELATION]),
+                                                stats["hlo_module"]))
+    workspace = load_workspace([path])
+    lines = {t.group: t for t in add_derived_lines(workspace) if t.name.startswith("XLA Modules")}
+    assert set(lines) == set(kernels)
+    threads = {}
+    for device, found in kernels.items():
+        line = lines[device]
+        spans = [(int(s), int(s + d), line.event_name(i), line.event_args(i)[KERNELS])
+                 for i, (s, d) in enumerate(zip(line.start_ns, line.dur_ns))]
+        possible = None  # the threads whose runs could hold all of this device's spans
+        for start, end, module, count in spans:
+            inside = [k for k in found if start <= k[0] and k[1] <= end]
+            assert len(inside) == count and {k[3] for k in inside} == {module.split("(")[0]}
+            around = {r[2] for r in runs if r[3] == module.split("(")[0] and all(r[0] <= launches[k[2]] < r[1] for k in inside)}
+            possible = around if possible is None else possible & around
+        assert sum(count for *_, count in spans) == len(found)  # every kernel in a span
+        (threads[device],) = possible  # one thread's runs hold them all
+        launched_in = {r for r in runs if r[2] == threads[device] and any(r[0] <= launches[k[2]] < r[1] for k in found)}
+        assert len(spans) == len(launched_in) >= 3
+    assert len(set(threads.values())) == len(threads)  # a thread per device

@@ -107,28 +107,72 @@ def _host_of(group: str) -> str:
 
 
 def _runs_by_launch(trace: Trace) -> dict[str, dict[str, tuple[int, str]]]:
-    """Per host, the correlation id of each launch made inside a run annotation -> (the run's
-    number, its module name)."""
+    """Per host, the correlation id of each launch made in a run -> (the run's number, its module
+    name). A launch is in the run annotation around it on its own thread (CUDA's). Where the
+    launches are made on threads of their own (ROCm's HIP threads), it is in the run of its
+    module (its `hlo_module`) that its time falls in, on any thread of the host; where several
+    threads run that module at once (one per device), in the one on the thread that this launch
+    thread's other launches fell in alone."""
     is_run = np.array([name.endswith(RUN_SUFFIX) for name in trace.names], bool)
     found: dict[str, dict[str, tuple[int, str]]] = {}
+    runs_of_host: dict[str, list[tuple[int, int, int, str, int]]] = {}  # (start, end, thread, module, number)
+    apart: list[Track] = []  # host threads that launch but run no annotation
     number = 0
-    for track in trace.tracks:
+    for k, track in enumerate(trace.tracks):
         if track.derived or not track.count or not track.group.split("/", 1)[-1].startswith("host:"):
             continue
         runs = np.flatnonzero(is_run[track.name_id])
-        if not len(runs):
-            continue
         codes, values = track.stat_codes(CORRELATION)
         launches = np.flatnonzero(codes >= 0)
+        if not len(runs):
+            if len(launches):
+                apart.append(track)
+            continue
         launch_starts = track.start_ns[launches]
-        into = found.setdefault(_host_of(track.group), {})
+        host = _host_of(track.group)
+        into = found.setdefault(host, {})
         for r in runs.tolist():
-            lo, hi = np.searchsorted(launch_starts, track.event_span(r))
+            span = track.event_span(r)
+            lo, hi = np.searchsorted(launch_starts, span)
             module = track.event_name(r)[: -len(RUN_SUFFIX)]
             for code in codes[launches[lo:hi]].tolist():
                 into[values[code]] = (number, module)
+            runs_of_host.setdefault(host, []).append((*span, k, module, number))
             number += 1
+    for track in apart:
+        _launches_in_runs_elsewhere(track, runs_of_host.get(_host_of(track.group), []),
+                                    found.setdefault(_host_of(track.group), {}))
     return found
+
+
+def _launches_in_runs_elsewhere(track: Track, runs: list[tuple[int, int, int, str, int]], into: dict) -> None:
+    """A launch thread's launches, each in the run of its module that its time falls in on
+    another thread (see _runs_by_launch); a few thousand launches against every run at a time."""
+    codes, values = track.stat_codes(CORRELATION, also=(HLO_MODULE,))
+    module_codes, modules = track.stat_codes(HLO_MODULE)
+    launches = np.flatnonzero(codes >= 0)
+    if not runs or not len(launches):
+        return
+    start, end, thread, number = (np.array([run[i] for run in runs], np.int64) for i in (0, 1, 2, 4))
+    names = list(dict.fromkeys([run[3] for run in runs] + modules))
+    run_module = np.array([names.index(run[3]) for run in runs], np.int64)
+    module_of = np.array([names.index(m) for m in modules] + [-1], np.int64)[module_codes[launches]]  # -1: none said
+    at = track.start_ns[launches]
+    fits = []  # per chunk: (launch, run) pairs the launch's time and module fit
+    for lo in range(0, len(launches), 4096):
+        a, m = at[lo : lo + 4096, None], module_of[lo : lo + 4096, None]
+        rows, cols = np.nonzero((start <= a) & (a < end) & ((m < 0) | (run_module == m)))
+        fits.append((rows + lo, cols))
+    launch, run = (np.concatenate(parts) for parts in zip(*fits))
+    choices = np.bincount(launch, minlength=len(launches))
+    alone = choices[launch] == 1
+    if alone.any():  # the thread this one launches for: where its launches fit one run alone
+        partner = np.bincount(thread[run[alone]]).argmax()
+        keep = alone | ((choices[launch] > 1) & (thread[run] == partner))
+        launch, run = launch[keep], run[keep]
+        once = np.bincount(launch, minlength=len(launches))[launch] == 1
+        for i, r in zip(launch[once].tolist(), run[once].tolist()):
+            into[values[codes[launches[i]]]] = (int(number[r]), runs[r][3])
 
 
 def _kernel_runs(stream: Track, runs: dict[str, tuple[int, str]]) -> np.ndarray:
