@@ -40,6 +40,7 @@ RUN_SUFFIX = ":XLA GPU module"  # XLA's host annotation around one run of a prog
 _STREAM_NUMBER = re.compile(r"#\d+")
 
 Line = tuple[np.ndarray, np.ndarray, list[str], Callable[[int], dict]]  # start, duration, names, args_of
+_NO_LINE: Line = (np.zeros(0, np.int64), np.zeros(0, np.int64), [], lambda i: {})
 
 
 def line_name(kind: str, stream: str) -> str:
@@ -154,9 +155,9 @@ def _launches_in_runs_elsewhere(track: Track, runs: list[tuple[int, int, int, st
     if not runs or not len(launches):
         return
     start, end, thread, number = (np.array([run[i] for run in runs], np.int64) for i in (0, 1, 2, 4))
-    names = list(dict.fromkeys([run[3] for run in runs] + modules))
-    run_module = np.array([names.index(run[3]) for run in runs], np.int64)
-    module_of = np.array([names.index(m) for m in modules] + [-1], np.int64)[module_codes[launches]]  # -1: none said
+    code_of = {name: k for k, name in enumerate(dict.fromkeys([run[3] for run in runs] + modules))}
+    run_module = np.array([code_of[run[3]] for run in runs], np.int64)
+    module_of = np.array([code_of[m] for m in modules] + [-1], np.int64)[module_codes[launches]]  # -1: none said
     at = track.start_ns[launches]
     fits = []  # per chunk: (launch, run) pairs the launch's time and module fit
     for lo in range(0, len(launches), 4096):
@@ -185,7 +186,7 @@ def _module_runs(stream: Track, run_of: np.ndarray, runs: dict[str, tuple[int, s
     """A span per run over the stream's kernels it launched (`run_of`); named after their program."""
     ran = np.flatnonzero(run_of >= 0)
     if not len(ran):
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), [], lambda i: {}
+        return _NO_LINE
     order = ran[np.argsort(run_of[ran], kind="stable")]
     first = np.flatnonzero(np.r_[True, np.diff(run_of[order]) != 0])
     start = np.minimum.reduceat(stream.start_ns[order], first)
@@ -288,7 +289,7 @@ def _scope_runs(start: np.ndarray, end: np.ndarray, instructions: list[HloInstru
         names += [parts[k] for k in key[first].tolist()]
         levels.append(np.full(len(first), level))
     if not starts:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), [], lambda i: {}
+        return _NO_LINE
     start, end, depth = np.concatenate(starts), np.concatenate(ends), np.concatenate(levels)
     order = np.lexsort((depth, start))  # by time, the outer scope first where they start together
     names = [names[i] for i in order.tolist()]

@@ -268,11 +268,8 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         self._ruler = self._kept_ruler()
         if self._ruler is not ruler:
             changed.append(0)
-        if header > 1:
-            if self._picture.steps_line is None:
-                self._picture.steps_line = self._paint_steps()
-            if self._picture.steps_line is not steps_line:
-                changed.append(1)
+        if header > 1 and self._steps_line() is not steps_line:
+            changed.append(1)
         self.refresh_view_lines(changed)
 
     def _redraw(self) -> None:
@@ -666,7 +663,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         try:
             self._paint_visible(int(self.scroll_offset.y))
             if self.header_height > 1:
-                picture.steps_line = self._paint_steps()
+                self._steps_line()
             self._kept_ruler()
             picture.lines.update((self._line_key(index), strip) for index, strip in self._lines.items())
             return picture
@@ -683,10 +680,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
                 if self._ruler is None:
                     self._ruler = self._kept_ruler()
                 return self._ruler
-            picture = self._picture
-            if picture.steps_line is None:
-                picture.steps_line = self._paint_steps()
-            return picture.steps_line
+            return self._steps_line()
         top = int(self.scroll_offset.y)
         index = top + y - header
         if index >= len(self.rows):
@@ -861,6 +855,13 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
             keys[cursor] = key(TEXT, CURSOR)
         label = Segment(fit(f" {format_ns(window.width)}", self.label_width - 1) + "│", _LABEL_STYLES[(False, True)])
         return self._strip(label, painter.segments(chars, keys[None, :])[0])
+
+    def _steps_line(self) -> Strip:
+        """The steps line of the window shown, painted the first time it is asked for."""
+        picture = self._picture
+        if picture.steps_line is None:
+            picture.steps_line = self._paint_steps()
+        return picture.steps_line
 
     def _paint_steps(self) -> Strip:
         window, cells = self.window, self.cells
