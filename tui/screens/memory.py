@@ -8,6 +8,9 @@ and the cursor line.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from typing import NamedTuple
+
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
@@ -26,6 +29,7 @@ from tui.widgets.buffer_table import BufferTable
 from tui.widgets.memory_chart import Marker, MemoryChart
 from tui.widgets.palette import category_style
 from tui.widgets.scope_list import ScopeList
+from tui.widgets.still import StillWatch
 
 XLA_PEAK_COLOR = "#ffd75f"
 MAX_COLOR = "#ff5f5f"
@@ -33,6 +37,7 @@ TRACE_POINTS = 512
 TRACE_ONLY_SERIES = 8  # bands in the whole-screen chart of a profile without a program
 _BOLD, _DIM, _ITALIC = Style(bold=True), Style(dim=True), Style(italic=True)
 SORT_COLUMNS = {"size": "size", "padding waste": "padding", "program order": "live"}
+POINTS_KEPT = 16  # program points whose buffers and scope totals are kept (recent ones, and those worked out ahead)
 KEY_HINT = "keys: ←/→ step  shift+←/→ a column  home/end  ↑/↓ buffers  -/+ scope depth"
 
 
@@ -89,6 +94,8 @@ class MemoryScreen(WorkspaceScreen):
         self.over_time: tuple[np.ndarray, list[tuple[str, np.ndarray]]] | None = None  # (times, series) when
         # there is no program but the profile has memory counters: they fill the screen
         self._over_time_peak = 0  # the point where the highest counter peaks
+        self._points: OrderedDict[tuple, _Point] = OrderedDict()  # (point, sort, depth) -> what it shows, see _at
+        self._still = StillWatch()
 
     @property
     def has_content(self) -> bool:
@@ -143,6 +150,7 @@ class MemoryScreen(WorkspaceScreen):
             return
         self._show_trace(trace, counters)
         self.profile = profile
+        self._points.clear()
         self.table.set_profile(profile)
         self.refresh_bindings()
         if profile is None and entry is None and trace is not None:
@@ -262,10 +270,39 @@ class MemoryScreen(WorkspaceScreen):
         point = max(0, min(p.end_time, point))
         self.cursor = point
         self.chart.set_cursor(point)
-        rows = p.live_at(point, self.sort)
-        self.table.set_rows(rows, keep=self.selected_row if self.selected_row is not None else self.table.current)
-        self._show_scopes(rows)
-        self.chart.set_caption(self._cursor_line(point, len(rows)))
+        at = self._at(point)
+        self.table.set_rows(at.rows, keep=self.selected_row if self.selected_row is not None else self.table.current)
+        self.scopes.set_rows(self._scopes_title(), at.scopes, p.max_bytes)
+        self.chart.set_caption(at.caption)
+
+    def _at(self, point: int) -> _Point:
+        """The buffers live at `point`, the scope totals and the cursor line, kept for the
+        points shown or worked out lately: a jump back, or to a point worked out ahead while
+        the screen stood still, costs a lookup."""
+        key = (point, self.sort, self.depth)
+        found = self._points.get(key)
+        if found is None:
+            p = self.profile
+            rows = p.live_at(point, self.sort)
+            found = self._points[key] = _Point(rows, p.scope_totals(point, self.depth, rows),
+                                               self._cursor_line(point, len(rows)))
+            while len(self._points) > POINTS_KEPT:
+                self._points.popitem(last=False)
+        else:
+            self._points.move_to_end(key)
+        return found
+
+    def work_ahead(self) -> None:
+        """Once the cursor has stood still for a tick, work out the points the next keys show:
+        a step either way, a column either way, the ends, XLA's peak and the max."""
+        p = self.profile
+        if p is None or not self._still.stood_still((self.cursor, self.sort, self.depth, p)):
+            return
+        column = max(1, -(-(p.end_time + 1) // self.chart.plot_width))
+        for point in (self.cursor + 1, self.cursor - 1, self.cursor + column, self.cursor - column,
+                      0, p.end_time, p.peak_time, p.max_time):
+            if 0 <= point <= p.end_time:
+                self._at(point)
 
     def _move_over_time(self, point: int) -> None:
         grid, series = self.over_time
@@ -276,11 +313,8 @@ class MemoryScreen(WorkspaceScreen):
             line += [Segment(f"  {name} "), Segment(human_bytes(int(values[point])), _BOLD)]
         self.chart.set_caption(line)
 
-    def _show_scopes(self, live: np.ndarray | None = None) -> None:
-        p = self.profile
-        totals = p.scope_totals(self.cursor, self.depth, live)
-        title = f"By name scope at the cursor (depth {self.depth})"
-        self.scopes.set_rows(title, totals, p.max_bytes)
+    def _scopes_title(self) -> str:
+        return f"By name scope at the cursor (depth {self.depth})"
 
     def _cursor_line(self, point: int, count: int) -> list[Segment]:
         """`#117/222 fusion.3 = fusion kLoop f32[..]  · live 4.9 MiB in 76 buffers  op_name`."""
@@ -338,7 +372,7 @@ class MemoryScreen(WorkspaceScreen):
     def action_depth(self, delta: int) -> None:
         self.depth = max(1, min(12, self.depth + delta))
         if self.profile is not None:
-            self._show_scopes()
+            self.scopes.set_rows(self._scopes_title(), self._at(self.cursor).scopes, self.profile.max_bytes)
 
     def action_graph(self) -> None:
         p = self.profile
@@ -394,6 +428,14 @@ class MemoryScreen(WorkspaceScreen):
         """The instruction was selected with one of its buffers (here): the cursor stays put."""
         row = self.profile.row(sel.buffer) if sel.buffer else None
         return row is not None and self.profile.values[row].instruction.name == sel.instruction
+
+
+class _Point(NamedTuple):
+    """What the screen shows at a program point, besides the chart."""
+
+    rows: np.ndarray  # value rows live there, in the table's order
+    scopes: list[tuple[str, int]]  # (name scope, bytes), largest first
+    caption: list[Segment]  # the cursor line under the chart
 
 
 def _sampled(trace, counters) -> tuple[np.ndarray, list[tuple[str, np.ndarray]]]:

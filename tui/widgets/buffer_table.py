@@ -21,7 +21,7 @@ from textual.widget import Widget
 from tui.model.memory import KINDS, MemoryProfile
 from tui.model.shapes import human_bytes
 from tui.widgets.line_cache import LineCache
-from tui.widgets.viewport import Viewport
+from tui.widgets.viewport import Viewport, thumb_cell
 
 _HEADER = Style(bold=True, underline=True)
 _DIM = Style(dim=True)
@@ -172,13 +172,14 @@ class BufferTable(LineCache, Viewport, Widget, can_focus=True, inherit_bindings=
             return Strip.blank(width, self.base_style)
         row = int(self.rows[index])
         mark = None if index != self.cursor else _CURSOR if self.has_focus else _CURSOR_BLURRED
-        thumb = self.thumb(y - 1, self.base_style)
-        key = (row, width, mark, thumb)
+        on_thumb = y - 1 in self.thumb_rows()
+        key = (row, width, mark, on_thumb)
         line = cache.get(key)
         if line is None:
             strip = self._row_strip(row, width - 1)  # then the thumb's column
             if mark is not None:
                 strip = strip.apply_style(mark)
+            thumb = thumb_cell(on_thumb, self.base_style)
             line = cache[key] = self.drawn_strip(Strip.join([strip, Strip([thumb], 1)]))
         return line
 

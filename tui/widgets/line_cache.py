@@ -17,6 +17,8 @@ from textual.filter import ANSIToTruecolor, LineFilter
 from textual.strip import Strip
 from textual.widget import Widget
 
+LINES_PASSED = 1024  # lines remembered as they came through the filters (then forgotten all at once)
+
 
 class LineCache:
     """Mix in before the Widget (or Screen) class.
@@ -32,6 +34,8 @@ class LineCache:
     - `strip_cache`: rows a widget keeps by its own keys (they hold `base_style`), emptied on a
       restyle; `drawn_strip` puts a row in the styles the screen draws before it is kept;
     - `encode_ahead(strips)`: lines drawn ahead of their key, encoded then too;
+    - a line handed over again (the same Strip object) skips the fitting and filters: what they
+      made of it the last time is remembered;
     - `refresh_view_lines(lines)`: repaint lines of the view, one region per run;
     - `restyled()`: a widget that keeps drawn lines of its own (not in `strip_cache`) drops them
       here; called before a frame when the style its lines were drawn on changed (a new theme).
@@ -48,6 +52,7 @@ class LineCache:
     _strip_cache: dict | None = None
     _truecolor: _Drawn | bool | None = None  # for drawn_style; False: the app has no truecolor filter
     _drawn_on: Style | None = None  # the base style of the lines drawn so far
+    _passed: dict | None = None  # id(line) -> (line, what fitting and the filters made of it), see render_lines
 
     @property
     def base_style(self) -> Style:
@@ -117,6 +122,7 @@ class LineCache:
 
     def notify_style_update(self) -> None:
         self._base_style = self._strip_cache = self._frame = self._direct = self._truecolor = self._view_for = None
+        self._passed = None
         super().notify_style_update()
 
     def restyled(self) -> None:
@@ -130,6 +136,8 @@ class LineCache:
         filters = tuple(self.app.get_line_filters())
         frame = self._frame
         if frame is None or self._frame_for != (crop, filters):
+            if self._frame_for != (crop, filters):
+                self._passed = None
             self._frame_for, self._stale_lines = (crop, filters), set()
             frame = self._frame = [Strip([])] * crop.height
             lines = list(crop.line_range)
@@ -144,11 +152,24 @@ class LineCache:
             self._direct = type(self).render_line is not Widget.render_line and not any(self.styles.gutter)
         if self._direct:
             x1, x2 = crop.column_span
-            style, background = self.base_style, self.background_colors[1]
+            style, background = self.base_style, None  # background_colors walks the ancestors: read on a miss
+            passed = self._passed
+            if passed is None or len(passed) > LINES_PASSED:
+                passed = self._passed = {}
             for y in lines:
-                strip = self.render_line(y).adjust_cell_length(x2, style)
-                for line_filter in filters:
-                    strip = filtered(strip, line_filter, background)
+                # A line the widget keeps comes back on later frames (a jump back, a cursor
+                # leaving a row): what the filters made of it is remembered, not worked out again.
+                line = self.render_line(y)
+                found = passed.get(id(line))
+                if found is not None and found[0] is line:
+                    strip = found[1]
+                else:
+                    strip = line.adjust_cell_length(x2, style)
+                    if filters and background is None:
+                        background = self.background_colors[1]
+                    for line_filter in filters:
+                        strip = filtered(strip, line_filter, background)
+                    passed[id(line)] = (line, strip)  # holding the line keeps its id from being reused
                 frame[y - crop.y] = strip.crop(x1, x2) if x1 else strip
         else:
             first = lines[0]

@@ -220,7 +220,7 @@ class MemoryChart(LineCache, Widget):
             self.strip_cache.clear()
         width = self.view_size.width
         if self.caption is not None and y == self.view_size.height - 1:
-            segments = self.caption
+            return self._caption_strip(width)
         elif y >= len(self._rows):
             return Strip.blank(width, self.base_style)
         elif isinstance(self._rows[y], list):
@@ -237,6 +237,18 @@ class MemoryChart(LineCache, Widget):
                     Strip(segments).crop(0, width).extend_cell_length(width).apply_style(self.base_style))
             return strip
         return Strip(segments).crop(0, width).extend_cell_length(width).apply_style(self.base_style)
+
+    def _caption_strip(self, width: int) -> Strip:
+        """The caption's line, kept by what it says: back at a point shown lately, the line
+        (and its encoding) is the one drawn then."""
+        key = ("caption", tuple(self.caption), width)
+        strip = self.strip_cache.get(key)
+        if strip is None:
+            if len(self.strip_cache) > 4096:
+                self.strip_cache.clear()
+            strip = self.strip_cache[key] = self.drawn_strip(
+                Strip(self.caption).crop(0, width).extend_cell_length(width).apply_style(self.base_style))
+        return strip
 
     def _styled(self, text: str, y: int, style: Style) -> list[Segment]:
         """A chart row with the cursor column marked; on the axis line, the span drawn as `━`."""

@@ -6,7 +6,7 @@ compositor cuts every line for and renders through the styles pass. The graph an
 panes show a drawing of a new size on almost every key, so that was a third of their frame.
 A Viewport keeps its offset and the drawing's size as plain numbers: a scroll or a new
 drawing repaints the widget's own lines and nothing else, and a widget that wants a scroll
-position indicator draws `thumb(y)` in a column of its own.
+position indicator draws `thumb_cell` on its `thumb_rows` in a column of its own.
 """
 
 from __future__ import annotations
@@ -91,10 +91,6 @@ class Viewport:
     def thumb_rows(self) -> range:
         """Lines of the window where a scroll position indicator goes (empty when all fits)."""
         return thumb_rows(self.top, self.window_height, self.extent.height)
-
-    def thumb(self, y: int, base: Style) -> Segment:
-        """The scroll indicator's cell on window line y: a grey half block on the thumb, else blank."""
-        return thumb_cell(y in self.thumb_rows(), base)
 
     def on_resize(self) -> None:
         self.scroll_view(self.left, self.top)  # clamped to the new size
