@@ -288,6 +288,34 @@ async def test_kept_lines_are_what_a_fresh_draw_gives():
         assert kept == fresh
 
 
+async def test_points_kept_or_worked_out_ahead_show_what_a_fresh_look_gives():
+    """What a point shows (its buffers in the table's order, the scope totals, the cursor line)
+    is kept for points shown lately and worked out ahead while the screen stands still; after
+    every key, with the sort order and scope depth changed on the way, it must be what asking
+    the profile afresh gives, and a jump to a point worked out ahead must show what was kept."""
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_memory(pilot)
+        p = screen.profile
+        for key in ("right", "left", "right", "s", "left", "plus", "end", "home", "minus", "end", "s", "p", "m", "s"):
+            await pilot.press(key)
+            rows = screen.table.rows
+            assert list(rows) == list(p.live_at(screen.cursor, screen.sort)), key
+            assert screen.scopes.rows == p.scope_totals(screen.cursor, screen.depth), key
+            assert screen.chart.caption == screen._cursor_line(screen.cursor, len(rows)), key
+        await pilot.press("home", "right", "right")  # a point whose neighbours are no jump's
+        screen._points.clear()  # what is kept from here on was worked out ahead
+        screen._still.moved()  # as if no tick had come since the key
+        screen.work_ahead()  # two ticks the same: it has stood still
+        screen.work_ahead()
+        targets = {screen.cursor + 1, screen.cursor - 1, 0, p.end_time, p.peak_time, p.max_time}
+        assert len(targets) == 6
+        assert targets <= {point for point, sort, depth in screen._points if (sort, depth) == (screen.sort, screen.depth)}
+        ahead = screen._points[(p.end_time, screen.sort, screen.depth)]
+        await pilot.press("end")
+        assert screen.table.rows is ahead.rows and list(ahead.rows) == list(p.live_at(p.end_time, screen.sort))
+
+
 # -- snapshots (committed fixtures only) -------------------------------------------------------
 
 async def _memory_with_a_buffer(pilot) -> None:
