@@ -52,7 +52,8 @@ class LineCache:
     _strip_cache: dict | None = None
     _truecolor: _Drawn | bool | None = None  # for drawn_style; False: the app has no truecolor filter
     _drawn_on: Style | None = None  # the base style of the lines drawn so far
-    _passed: dict | None = None  # id(line) -> (line, what fitting and the filters made of it), see render_lines
+    _passed: dict | None = None  # id(line) -> (line, what fitting and the filters made of it), see _passing
+    _filter_background = None  # the background the filters draw on (read again with a new frame or style)
 
     @property
     def base_style(self) -> Style:
@@ -88,8 +89,9 @@ class LineCache:
         """Encode lines drawn ahead of the key that shows them (Strip keeps its terminal
         sequences): that key's frame then only places them."""
         console = self.app.console
+        ready = self._frame_for is not None and self._direct  # a frame was drawn: its width and filters are known
         for strip in strips:
-            strip.render(console)
+            (self._passing(strip) if ready else strip).render(console)
 
     @property
     def strip_cache(self) -> dict:
@@ -122,8 +124,29 @@ class LineCache:
 
     def notify_style_update(self) -> None:
         self._base_style = self._strip_cache = self._frame = self._direct = self._truecolor = self._view_for = None
-        self._passed = None
+        self._passed = self._filter_background = None
         super().notify_style_update()
+
+    def _passing(self, line: Strip) -> Strip:
+        """`line` fitted to the frame's width and through the app's filters. A line the widget
+        keeps comes back on later frames (a jump back, a cursor leaving a row, a line drawn
+        ahead): what was made of it is remembered, not worked out again."""
+        passed = self._passed
+        if passed is None or len(passed) > LINES_PASSED:
+            passed = self._passed = {}
+        found = passed.get(id(line))
+        if found is not None and found[0] is line:
+            return found[1]
+        (crop, filters) = self._frame_for
+        strip = line.adjust_cell_length(crop.column_span[1], self.base_style)
+        if filters:
+            background = self._filter_background
+            if background is None:  # background_colors walks the ancestors: read once per frame's filters
+                background = self._filter_background = self.background_colors[1]
+            for line_filter in filters:
+                strip = filtered(strip, line_filter, background)
+        passed[id(line)] = (line, strip)  # holding the line keeps its id from being reused
+        return strip
 
     def restyled(self) -> None:
         """The base style changed since lines were drawn: drop lines kept outside `strip_cache`."""
@@ -137,7 +160,7 @@ class LineCache:
         frame = self._frame
         if frame is None or self._frame_for != (crop, filters):
             if self._frame_for != (crop, filters):
-                self._passed = None
+                self._passed = self._filter_background = None
             self._frame_for, self._stale_lines = (crop, filters), set()
             frame = self._frame = [Strip([])] * crop.height
             lines = list(crop.line_range)
@@ -152,24 +175,9 @@ class LineCache:
             self._direct = type(self).render_line is not Widget.render_line and not any(self.styles.gutter)
         if self._direct:
             x1, x2 = crop.column_span
-            style, background = self.base_style, None  # background_colors walks the ancestors: read on a miss
-            passed = self._passed
-            if passed is None or len(passed) > LINES_PASSED:
-                passed = self._passed = {}
+            passing = self._passing
             for y in lines:
-                # A line the widget keeps comes back on later frames (a jump back, a cursor
-                # leaving a row): what the filters made of it is remembered, not worked out again.
-                line = self.render_line(y)
-                found = passed.get(id(line))
-                if found is not None and found[0] is line:
-                    strip = found[1]
-                else:
-                    strip = line.adjust_cell_length(x2, style)
-                    if filters and background is None:
-                        background = self.background_colors[1]
-                    for line_filter in filters:
-                        strip = filtered(strip, line_filter, background)
-                    passed[id(line)] = (line, strip)  # holding the line keeps its id from being reused
+                strip = passing(self.render_line(y))
                 frame[y - crop.y] = strip.crop(x1, x2) if x1 else strip
         else:
             first = lines[0]
