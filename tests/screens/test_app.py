@@ -207,6 +207,61 @@ def test_a_line_in_a_style_equal_to_one_seen_before_passes_the_filter_as_it_is()
     assert converted is not ansi and converted.text == "ef" and list(converted)[0].style.color.triplet is not None
 
 
+async def test_lines_handed_over_again_or_drawn_ahead_are_filtered_once():
+    """A LineCache widget remembers what fitting and the app's filters made of each line it
+    handed over, and lines drawn ahead go through them (and are encoded) before their key: a
+    kept line shown again is that same strip, as a fresh pass draws it."""
+    from rich.segment import Segment
+    from rich.style import Style
+    from textual.app import App
+    from textual.filter import ANSIToTruecolor
+    from textual.strip import Strip
+    from textual.widget import Widget
+
+    from tui.widgets.line_cache import LineCache, filtered
+
+    class Pages(LineCache, Widget):
+        def __init__(self):
+            super().__init__()
+            self.page, self.kept = 0, {}
+
+        def line(self, page: int, y: int) -> Strip:
+            # ANSI red: a colour the truecolor filter converts, so a filtered line is a new strip
+            return self.kept.setdefault((page, y), Strip([Segment(f"page {page} line {y}", Style(color="red"))]))
+
+        def render_line(self, y: int) -> Strip:
+            return self.line(self.page, y)
+
+    class OnePane(App):
+        def compose(self):
+            yield Pages()
+
+    app = OnePane()
+    async with app.run_test(size=(40, 6)) as pilot:
+        pages = app.query_one(Pages)
+        filters = app.get_line_filters()
+        assert any(type(f) is ANSIToTruecolor for f in filters)
+        background = pages.background_colors[1]
+
+        def fresh(page: int, y: int) -> list:
+            strip = pages.line(page, y).adjust_cell_length(40, pages.base_style)
+            for line_filter in filters:
+                strip = filtered(strip, line_filter, background)
+            return list(strip)
+
+        pages.encode_ahead(pages.line(1, y) for y in range(6))  # page 1, drawn ahead
+        ahead = {y: pages._passed[id(pages.line(1, y))][1] for y in range(6)}
+        assert all(strip is not pages.line(1, y) and strip._render_cache for y, strip in ahead.items())
+        for page in (1, 0, 1):
+            pages.page = page
+            pages.refresh()
+            await pilot.pause()
+            frame = pages.render_lines(pages.region.reset_offset)
+            assert [list(strip) for strip in frame] == [fresh(page, y) for y in range(6)]
+            if page == 1:
+                assert all(frame[y] is ahead[y] for y in range(6))
+
+
 async def test_a_profile_alone_shows_its_timeline_while_its_program_parses():
     """The timeline comes first; the main program is parsed after it, in the load worker, and
     its instructions then colour the timeline's op events."""
