@@ -1,9 +1,10 @@
 """Key 3: live bytes over the program order, the buffers at a point, and who holds them.
 
 The profile is built once in a worker (from XLA's files, or by XLA's rules from the scheduled
-HLO). After that a cursor key costs two NumPy queries over the profile's columns and repaints
-only what changed: the chart's cursor column, the lines of the tables whose buffer changed,
-and the cursor line.
+HLO). After that a cursor key costs two NumPy queries over the profile's columns (none for a
+point shown lately, or worked out ahead while the screen stood still) and repaints only what
+changed: the chart's cursor column, the lines of the tables whose buffer changed, and the
+cursor line.
 """
 
 from __future__ import annotations
