@@ -219,3 +219,32 @@ def test_a_gpu_programs_total_is_xlas_and_its_cublas_calls_are_their_dots(corpus
                 assert CostModel(module).op(ins).flops < 0  # in XLA's terms: unknown
                 checked += 1
     assert checked > 0
+
+
+def test_a_cudnn_convolution_call_is_the_convolution_xla_counts(corpus):
+    """JAX-on-ROCm's 3-D convolution (the corpus's HLO proto): XLA's GPU backend calls the
+    library (`__cudnn$convForward`, MIOpen's under the same name) and returns (result, scratch).
+    Its own work, for its rate, is the convolution the call's window and dim_labels describe:
+    XLA's HloCostAnalysis, on a module holding that convolution on the call's operands and
+    result, must give the same FLOPs and bytes (the scratch is not counted). In XLA's totals
+    the call stays unknown, as `cost_analysis()` of a GPU program has it."""
+    from jax._src import xla_bridge
+    from jax._src.lib import xla_client
+
+    from tui.model.inputs import load_workspace
+
+    path = corpus / "traces" / "tracelens_jit_forward_3d_conv(15).hlo_proto.pb"
+    module = load_workspace([path]).current.load()
+    calls = [ins for ins in module.instructions() if (ins.custom_call_target or "").startswith("__cudnn$conv")]
+    assert calls
+    for ins in calls:
+        result = ins.shape.tuple_shapes[0]
+        lhs, rhs = ins.operands[0].shape, ins.operands[1].shape
+        text = (f"HloModule conv\n\nENTRY main {{\n  lhs = {lhs.text} parameter(0)\n  rhs = {rhs.text} parameter(1)\n"
+                f"  ROOT conv = {result.text} convolution(lhs, rhs), window={ins.attr('window')}, "
+                f"dim_labels={ins.attr('dim_labels')}\n}}\n")
+        xla = xla_totals(xla_client._xla.hlo_module_cost_analysis(xla_bridge.get_backend("cpu"),
+                                                                  xla_client.hlo.hlo_module_from_text(text)))
+        assert xla.flops > 1e9
+        assert_same(op_cost(ins), xla, ins.name)
+        assert CostModel(module).op(ins).flops < 0  # in XLA's terms: unknown

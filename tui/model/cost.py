@@ -19,7 +19,10 @@ that op:
   the rest's to the FLOP). But an op's own cost (`op_cost`, `CostModel.work`), which its FLOP
   rate and roofline read, counts such a call as the dot its `gemm_backend_config` describes
   (an epilogue's bias or activation left out; its bytes the result and operands): otherwise
-  most of a GPU step's FLOPs would be missing from the op tables.
+  most of a GPU step's FLOPs would be missing from the op tables. A cuDNN convolution's call
+  (`__cudnn$conv...`, which XLA's ROCm backend names the same for MIOpen) likewise counts as
+  the convolution its window and dim_labels describe, as XLA's GPU cost analysis counts it
+  (its output bytes the result alone, not the library's scratch).
 
 Sizes are what the CPU compiler measures (`ShapeUtil::ByteSizeOf`): logical bytes, no tiling
 padding, sub-byte types packed when the layout says `E(n)`, and a tuple's pointer table at the
@@ -33,7 +36,7 @@ import math
 from dataclasses import dataclass
 
 from tui.model import hlo_attrs
-from tui.model.categories import GEMM_TARGETS
+from tui.model.categories import CONVOLUTION_TARGETS, GEMM_TARGETS
 from tui.model.hlo import HloComputation, HloInstruction, HloModule
 from tui.model.shapes import ELEMENT_BITS, Shape
 
@@ -134,9 +137,9 @@ class CostModel:
         return found
 
     def work(self, ins: HloInstruction) -> Cost:
-        """What the op does, for its rates: `op`, except a cuBLAS matmul's call, which is its dot
-        here (XLA counts it as nothing; see the module's docstring)."""
-        return _gemm_call(ins) or self.op(ins)
+        """What the op does, for its rates: `op`, except a cuBLAS matmul's or a cuDNN
+        convolution's call, which is its dot or convolution here (see the module's docstring)."""
+        return _gemm_call(ins) or _convolution_call(ins) or self.op(ins)
 
     def op(self, ins: HloInstruction) -> Cost:
         found = self._ops.get(id(ins))
@@ -359,12 +362,13 @@ def _parameter_read_bytes(param: HloInstruction) -> int:
     return size
 
 
-def convolution_fmas(ins: HloInstruction) -> int:
-    """Multiply-adds of a convolution, counting only window positions that land in the input."""
+def convolution_fmas(ins: HloInstruction, result: Shape | None = None) -> int:
+    """Multiply-adds of a convolution (or a library call's, whose `result` is the first element
+    of its tuple), counting only window positions that land in the input."""
     labels = hlo_attrs.parse_dim_labels(ins.attr("dim_labels") or "")
     if not labels:
         return 0
-    lhs, rhs, out = ins.operands[0].shape.dims, ins.operands[1].shape.dims, ins.shape.dims
+    lhs, rhs, out = ins.operands[0].shape.dims, ins.operands[1].shape.dims, (result or ins.shape).dims
     window = hlo_attrs.parse_window(ins.attr("window") or "{}")
     spatial = [c for c in labels["lhs"] if c.isdigit()]
     positions = 1
@@ -424,6 +428,19 @@ def _gemm_call(ins: HloInstruction) -> Cost | None:
     width = math.prod(lhs.dims[int(d)] for d in dims.get("lhs_contracting_dimensions", []))
     moved = shape_bytes(result) + sum(shape_bytes(o.shape) for o in ins.operands)
     return Cost(2.0 * result.element_count * width, 0.0, moved)
+
+
+def _convolution_call(ins: HloInstruction) -> Cost | None:
+    """A cuDNN (on ROCm, MIOpen) convolution's custom call as its convolution, by the call's own
+    window and dim_labels, as XLA's GPU cost analysis counts it: the result is the call's first
+    tuple element (the second is the library's scratch space, not counted)."""
+    if not (ins.custom_call_target or "").startswith(CONVOLUTION_TARGETS) or len(ins.operands) < 2:
+        return None
+    result = ins.shape.tuple_shapes[0] if ins.shape.is_tuple else ins.shape
+    fmas = convolution_fmas(ins, result)
+    if not fmas:
+        return None
+    return Cost(2.0 * fmas, 0.0, shape_bytes(result) + sum(shape_bytes(o.shape) for o in ins.operands))
 
 
 _HANDLERS = {

@@ -28,6 +28,11 @@ in node order they are the copies of the computation the graph's kernels belong 
 order (the entry's copies; a scan body's weight slices and stacked-output updates). A library's
 kernel nodes (cuBLAS, cuDNN: `sm80_xmma_gemm_…`, `void cutlass::Kernel2<…>`) likewise are, in
 node order, the calls of that library in the computation, in program order.
+
+One run of an op can be several kernels: a library call launches its own (MIOpen's 3-D
+convolution is an im2col kernel and a GEMM; cuBLAS's split-K GEMM, a GEMM and a reduction), one
+after the other on the op's stream. Kernels of one op (and program) that follow each other on a
+stream are one run (launch_runs): counts, means and FLOP rates are per run, not per kernel.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import re
 import weakref
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterable, NamedTuple
 
 import numpy as np
@@ -64,14 +70,24 @@ KERNEL_STATS = (HLO_MODULE, PROGRAM_ID, GRAPH_NODE, CORRELATION)  # what op tabl
 
 @dataclass(frozen=True)
 class Occurrences:
-    """Where an instruction ran: (track index, event index) pairs and their durations, in ns."""
+    """Where an instruction ran: (track index, event index) pairs and their durations, in ns,
+    and which of them begin a run (`starts`; None: each event is a run). A run of several GPU
+    kernels (launch_runs) takes their time added up."""
 
     events: tuple[tuple[int, int], ...]
     durations_ns: np.ndarray
+    starts: np.ndarray | None = None
+
+    @cached_property
+    def run_ns(self) -> np.ndarray:
+        """Each run's time."""
+        if self.starts is None or not len(self.durations_ns):
+            return self.durations_ns
+        return np.add.reduceat(self.durations_ns, np.flatnonzero(self.starts))
 
     @property
     def count(self) -> int:
-        return len(self.events)
+        return len(self.run_ns)
 
     @property
     def total_ns(self) -> int:
@@ -79,15 +95,28 @@ class Occurrences:
 
     @property
     def mean_ns(self) -> float:
-        return float(self.durations_ns.mean()) if self.count else 0.0
+        return float(self.run_ns.mean()) if self.count else 0.0
 
     @property
     def min_ns(self) -> int:
-        return int(self.durations_ns.min()) if self.count else 0
+        return int(self.run_ns.min()) if self.count else 0
 
     @property
     def max_ns(self) -> int:
-        return int(self.durations_ns.max()) if self.count else 0
+        return int(self.run_ns.max()) if self.count else 0
+
+
+def launch_runs(events: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
+    """Per event of `events` (ascending indices into one kernel track, each of some op, `keys`
+    telling ops and programs apart; all of one op if None), whether it begins a run: the kernels
+    of one run of an op follow each other on its stream, so a kernel right after one of the
+    same op and program continues its run."""
+    starts = np.ones(len(events), bool)
+    if len(events) > 1:
+        starts[1:] = events[1:] != events[:-1] + 1
+        if keys is not None:
+            starts[1:] |= keys[1:] != keys[:-1]
+    return starts
 
 
 class TraceLinks:
@@ -130,7 +159,7 @@ class TraceLinks:
     def occurrences(self, ins: HloInstruction) -> Occurrences:
         found = self._found.get(ins.name)
         if found is None:
-            events, durations = [], []
+            events, durations, starts = [], [], []
             name_id = self._ids.get(ins.name)
             kernels = kernel_tracks(self.trace)
             program_id = -2 if self.program is None else next((k for k, name in enumerate(self.trace.names) if name == self.program), -2)
@@ -139,6 +168,7 @@ class TraceLinks:
                     if t not in kernels:
                         continue
                     hits = kernel_events(track, self.program or self.module.name, ins)
+                    starts.append(launch_runs(hits))
                 elif name_id is not None:
                     order, ids = self._sorted(t)
                     hits = np.sort(order[np.searchsorted(ids, name_id, "left") : np.searchsorted(ids, name_id, "right")])
@@ -149,7 +179,8 @@ class TraceLinks:
                     continue
                 events += [(t, int(i)) for i in hits]
                 durations.append(track.dur_ns[hits])
-            found = Occurrences(tuple(events), np.concatenate(durations) if durations else np.zeros(0, np.int64))
+            found = Occurrences(tuple(events), np.concatenate(durations) if durations else np.zeros(0, np.int64),
+                                np.concatenate(starts) if starts else None)
             self._found[ins.name] = found
         return found
 
@@ -692,7 +723,7 @@ def top_ops(ws: Workspace) -> list[NameStats]:
         codes, ops = kernel_ops(track)
         program_codes, programs = kernel_programs(track)
         ran = np.flatnonzero(codes >= 0)
-        table.add(track, ran, ops, codes[ran], programs, program_codes[ran])
+        table.add(track, ran, ops, codes[ran], programs, program_codes[ran], runs=True)
     if not kernels:
         wanted = op_names(ws)
         is_op = np.array([name in wanted for name in trace.names], bool)
@@ -833,17 +864,23 @@ class _OpTable:
         self.ids, self.durs, self.selfs = [], [], []
 
     def add(self, track: Track, events: np.ndarray, ops: list[str], op_codes: np.ndarray,
-            programs: list[str], program_codes: np.ndarray) -> None:
-        """Events of `track`, each an op (`ops[op_codes]`) of a program (`programs[program_codes]`; -1: none)."""
+            programs: list[str], program_codes: np.ndarray, runs: bool = False) -> None:
+        """Events of `track`, each an op (`ops[op_codes]`) of a program (`programs[program_codes]`; -1: none);
+        with `runs` (GPU kernels), each stretch of one op's kernels is one run (launch_runs)."""
         if not len(events):
             return
         width = len(programs) + 1
-        pairs, inverse = np.unique(op_codes.astype(np.int64) * width + program_codes + 1, return_inverse=True)
+        keys = op_codes.astype(np.int64) * width + program_codes + 1
+        durs, selfs = track.dur_ns[events], track.self_ns[events]
+        if runs:
+            firsts = np.flatnonzero(launch_runs(events, keys))
+            keys, durs, selfs = keys[firsts], np.add.reduceat(durs, firsts), np.add.reduceat(selfs, firsts)
+        pairs, inverse = np.unique(keys, return_inverse=True)
         ids = [self.keys.setdefault((ops[pair // width], programs[pair % width - 1] if pair % width else None), len(self.keys))
                for pair in pairs.tolist()]
         self.ids.append(np.array(ids, np.int64)[inverse.ravel()])
-        self.durs.append(track.dur_ns[events])
-        self.selfs.append(track.self_ns[events])
+        self.durs.append(durs)
+        self.selfs.append(selfs)
 
     def stats(self) -> list[NameStats]:
         if not self.keys:
