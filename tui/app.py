@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.reactive import var
@@ -143,6 +143,13 @@ class XlaTuiApp(App):
         if self._freezing:
             gc.unfreeze()
         self._freezing = False  # a screen's load that finishes while the app closes freezes nothing
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.MouseEvent, events.Resize)) and self.screen_stack:
+            wake = getattr(self.screen_stack[-1], "wake", None)  # its work-ahead tick, stopped while idle
+            if wake is not None:
+                wake()
+        await super().on_event(event)
 
     # -- actions --------------------------------------------------------------
     def action_help(self) -> None:

@@ -160,25 +160,45 @@ async def test_a_new_theme_redraws_every_screen_in_its_colours():
         assert {name: gone & colours for name, colours in after.items() if gone & colours} == {}
 
 
-async def test_only_the_shown_pane_works_ahead():
-    """Each pane's work-ahead tick runs while it is shown and pauses while another is."""
+async def test_a_panes_work_ahead_tick_stops_when_done_and_wakes_on_a_key():
+    """Each pane ticks while it is shown and has work ahead to do; once that is done for what it
+    shows, its tick stops (an idle app takes no CPU) until a key wakes it; a pane not shown does
+    not tick."""
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=(120, 40)) as pilot:
         await app.workers.wait_for_complete()
         graph = app.screen
+        calls = []
+        work_ahead = graph.work_ahead
+        graph.work_ahead = lambda: calls.append(graph._still.settled) or work_ahead()
+
+        async def settled(screen) -> bool:
+            for _ in range(40):
+                if not screen._ahead_timer._active.is_set():
+                    return True
+                await pilot.pause(0.05)
+            return False
+
+        assert await settled(graph)
+        before = graph._still._last
+        calls.clear()
+        await pilot.pause(0.4)
+        assert calls == []  # idle: no tick at all
+        await pilot.press("k")  # the cursor moves to an operand: new work ahead
+        assert await settled(graph)
+        assert calls and graph._still._last != before and graph._still.settled  # it ran for the new view, then stopped
         await pilot.press("2")
-        await pilot.pause()
         details = app.screen
-        assert details is not graph and details._ahead_timer._active.is_set()
-        assert not graph._ahead_timer._active.is_set()
-        await pilot.press("1")
-        await pilot.pause()
-        assert graph._ahead_timer._active.is_set() and not details._ahead_timer._active.is_set()
-        await pilot.press("3")
-        await pilot.pause()
+        assert details is not graph and await settled(details) and details._still.settled
+        calls.clear()
+        await pilot.press("j", "3")  # a key on another pane does not wake this one
         memory = app.screen
-        assert memory._ahead_timer._active.is_set()
-        assert not graph._ahead_timer._active.is_set() and not details._ahead_timer._active.is_set()
+        await app.workers.wait_for_complete()
+        assert await settled(memory) and memory._still.settled
+        assert calls == [] and not graph._ahead_timer._active.is_set() and not details._ahead_timer._active.is_set()
+        await pilot.press("right")  # the memory cursor is the pane's own (no selection changes): the key wakes it
+        assert await settled(memory) and memory._still._last[0] == memory.cursor
+        assert (memory.cursor + 1, memory.sort, memory.depth) in memory._points  # worked out ahead
 
 
 def test_a_line_in_a_style_equal_to_one_seen_before_passes_the_filter_as_it_is():

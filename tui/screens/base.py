@@ -73,13 +73,23 @@ class WorkspaceScreen(LineCache, Screen):
     def on_mount(self) -> None:
         self._stale = False
         if type(self).work_ahead is not WorkspaceScreen.work_ahead:  # only panes that work ahead tick
-            self._ahead_timer = self.set_interval(still.TICK_S, self.work_ahead)
+            self._ahead_timer = self.set_interval(still.TICK_S, self._tick)
         if not self.ready and self._main_widget is not None:  # a spinner until the inputs are loaded
             self._main_widget.loading = True
         self.watch(self.app, "workspace", self._workspace_changed)
         self.watch(self.app, "selection", self._selection_changed, init=False)
 
+    def _tick(self) -> None:
+        if self.work_ahead():
+            self._ahead_timer.pause()  # done for what is shown: an idle pane takes no CPU
+
+    def wake(self) -> None:
+        """What the pane shows may change (a key, the mouse, a resize, new data): tick again."""
+        if self._ahead_timer is not None and self.is_current:
+            self._ahead_timer.resume()
+
     def _workspace_changed(self, ws: Workspace | None) -> None:
+        self.wake()
         if ws is None:
             return
         if not self.ready:  # the program is still parsing: the app sets the workspace again once it is
@@ -110,6 +120,7 @@ class WorkspaceScreen(LineCache, Screen):
             self.mount(ErrorBanner(message), after=0)
 
     def _selection_changed(self, old: Selection, new: Selection) -> None:
+        self.wake()
         if not self.ready:
             return
         if self.app.screen is not self:
@@ -136,6 +147,8 @@ class WorkspaceScreen(LineCache, Screen):
     def show_selection(self, old: Selection, new: Selection) -> None:
         """The shared selection changed."""
 
-    def work_ahead(self) -> None:
+    def work_ahead(self) -> bool:
         """Called every tick while the pane is shown: work for the next key once the view has
-        stood still (tui/widgets/still.py)."""
+        stood still (tui/widgets/still.py). True when nothing is left to do until the view
+        changes (the tick then stops until `wake`)."""
+        return True

@@ -162,12 +162,15 @@ class DetailsScreen(WorkspaceScreen):
             lambda: _section("Profile", self._profile(ins, self._cost_model().work(ins))),
         ]
 
-    def work_ahead(self) -> None:
+    def work_ahead(self) -> bool:
         """Once the page has stood still for a tick, lay out the pages j and k would show."""
-        if self.instruction is None or not self._still.stood_still(self._shown):
-            return
+        if self.instruction is None:
+            return True
+        if not self._still.stood_still(self._shown):
+            return self._still.settled
         for step in (1, -1):
             self._lay_out_ahead(step)
+        return True
 
     def _lay_out_ahead(self, step: int) -> None:
         """Lay out (or keep at hand) the page of the op `step` places away in the schedule."""

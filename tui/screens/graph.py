@@ -128,17 +128,18 @@ class GraphScreen(WorkspaceScreen):
         elif not self.view.move_to(ins.name):
             self.centre(ins)
 
-    def work_ahead(self) -> None:
+    def work_ahead(self) -> bool:
         """Once the cursor has stood still for a tick, lay out and draw the graph around the op
         under it: Enter then shows it as drawn."""
         view = self.view
         if self.schedule_mode or self.focus_name is None:
-            return
+            return True
         if not self._still.stood_still((self.focus_name, view.cursor, self.depth, frozenset(self.expanded), id(view.graph))):
-            return
+            return self._still.settled
         node = view.current
         if node is not None and node.instruction is not None and node.key != self.focus_name:
             view.prepare(self._layout(node.instruction))
+        return True
 
     def centre(self, ins: HloInstruction, remember: bool = True) -> None:
         """Lay the graph out around `ins` (the expensive step: only when what is drawn changes)."""

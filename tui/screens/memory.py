@@ -152,6 +152,7 @@ class MemoryScreen(WorkspaceScreen):
         self._show_trace(trace, counters)
         self.profile = profile
         self._points.clear()
+        self.wake()
         self.table.set_profile(profile)
         self.refresh_bindings()
         if profile is None and entry is None and trace is not None:
@@ -293,17 +294,20 @@ class MemoryScreen(WorkspaceScreen):
             self._points.move_to_end(key)
         return found
 
-    def work_ahead(self) -> None:
+    def work_ahead(self) -> bool:
         """Once the cursor has stood still for a tick, work out the points the next keys show:
         a step either way, a column either way, the ends, XLA's peak and the max."""
         p = self.profile
-        if p is None or not self._still.stood_still((self.cursor, self.sort, self.depth, p)):
-            return
+        if p is None:
+            return True  # the profile's arrival wakes the pane (_loaded)
+        if not self._still.stood_still((self.cursor, self.sort, self.depth, p)):
+            return self._still.settled
         column = max(1, -(-(p.end_time + 1) // self.chart.plot_width))
         for point in (self.cursor + 1, self.cursor - 1, self.cursor + column, self.cursor - column,
                       0, p.end_time, p.peak_time, p.max_time):
             if 0 <= point <= p.end_time:
                 self._at(point)
+        return True
 
     def _move_over_time(self, point: int) -> None:
         grid, series = self.over_time

@@ -93,7 +93,8 @@ class TimelineScreen(WorkspaceScreen):
         self._scope_depth: int | None = None  # of that table: where the ops' scopes part, until -/+
         self._kernels: KernelStats | None = None  # the GPU kernel table, once worked out
         self._searched: str | None = None
-        super().on_mount()
+        # No super().on_mount(): Textual calls each class's handler in the MRO itself, the base's
+        # after this one (called here too, it ticked twice and heard every change twice).
 
     @property
     def trace(self) -> Trace | None:
@@ -184,8 +185,8 @@ class TimelineScreen(WorkspaceScreen):
         self.view.show_event(track_index, i)
         self.view.set_window(self.view.window.fit(*self.trace.tracks[track_index].event_span(i), margin=2.0))
 
-    def work_ahead(self) -> None:
-        self.view.paint_ahead()
+    def work_ahead(self) -> bool:
+        return self.view.paint_ahead()
 
     # -- the event under the cursor ---------------------------------------------------------------
     def _cursor_moved(self, track: int, event: int | None) -> None:

@@ -7,6 +7,8 @@ re-centred). The shown pane is asked every tick (WorkspaceScreen.work_ahead); on
 has stood still for a whole tick, it works ahead, once until the view changes. Keys pressed
 back to back do not wait for it; a key pressed again right after itself is taken as held
 (HeldKey), and what its next press shows is made just after each frame, between repeats.
+Once a pane's work is done for the view it shows, its tick stops (an idle xla-tui takes no
+CPU) until a key, the mouse, a resize or a change of what it shows wakes it again.
 """
 
 from __future__ import annotations
@@ -33,6 +35,11 @@ class StillWatch:
             return False
         self._done = True
         return True
+
+    @property
+    def settled(self) -> bool:
+        """The work for the state last seen is done: nothing to do until the view changes."""
+        return self._done
 
     def moved(self) -> None:
         """The view changed (and may be back as it was by the next tick): it has not stood still,

@@ -633,18 +633,22 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         return int(lanes.order[k]) if k >= 0 else None
 
     # -- painting -----------------------------------------------------------------------------
-    def paint_ahead(self) -> None:
+    def paint_ahead(self) -> bool:
         """Called every tick while shown: once the view has stayed as it is for a whole tick,
         paint the windows that the next zoom or pan key would show (that key then costs what
-        going back to a window does)."""
-        if self.trace is None or self.lanes is None:
-            return
+        going back to a window does). True when that is done for the view as it is (or there
+        is no trace); False while tracks decode."""
+        if self.trace is None:
+            return True
+        if self.lanes is None:
+            return False
         state = (self.window, self.cursor_row, self.cursor_event, int(self.scroll_offset.y), len(self.rows))
         if not self._still.stood_still(state):
-            return
+            return self._still.settled
         centre, window = self._zoom_centre(), self.window
         for ahead in (window.zoom(ZOOM_STEP, centre), window.zoom(1 / ZOOM_STEP, centre), window.pan(-PAN_STEP), window.pan(PAN_STEP)):
             self._paint_ahead(ahead)
+        return True
 
     def _paint_ahead(self, window: Window) -> None:
         """Keep the picture of `window` (not shown now, not kept yet) for when a key shows it."""
