@@ -24,6 +24,7 @@ class WorkspaceScreen(LineCache, Screen):
 
     pane_title = ""
     _ahead_timer: Timer | None = None  # calls work_ahead while the pane is shown
+    _idle = False  # the timer is paused because the work ahead is done (see wake)
     shows = "module"  # what the pane is about, "module" or "trace": without it, its keys are off
     # What the pane says when the input lacks what it shows (None: the pane says it itself).
     missing_note: str | None = ("This input has no HLO module (a profile that holds none of its programs: "
@@ -82,11 +83,14 @@ class WorkspaceScreen(LineCache, Screen):
     def _tick(self) -> None:
         if self.work_ahead():
             self._ahead_timer.pause()  # done for what is shown: an idle pane takes no CPU
+            self._idle = True
 
     def wake(self) -> None:
-        """What the pane shows may change (a key, the mouse, a resize, new data): tick again."""
-        if self._ahead_timer is not None and self.is_current:
-            self._ahead_timer.resume()
+        """What the pane shows may change (a key, the mouse, a resize, new data): tick again, a
+        whole tick from now (a tick at once would run inside the key that woke it)."""
+        if self._idle and self.is_current:
+            self._idle = False
+            self._ahead_timer.reset()
 
     def _workspace_changed(self, ws: Workspace | None) -> None:
         self.wake()
@@ -134,6 +138,7 @@ class WorkspaceScreen(LineCache, Screen):
 
     def on_screen_resume(self) -> None:
         if self._ahead_timer is not None:
+            self._idle = False
             self._ahead_timer.resume()
         self._status_bar.refresh()  # it repaints only while its screen is shown
         if getattr(self, "_stale", False) and self.ready:

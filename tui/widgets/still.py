@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Callable, Hashable
 
-TICK_S = 0.06  # still for one to two ticks (60-120 ms): ready before a quick tapper's next key
+TICK_S = 0.05  # still for two ticks after a key (100 ms; one to two if keys come while it ticks):
+# ready before a quick tapper's next key
 AFTER_FRAME_S = 0.02  # a frame is out within 17 ms of its key (60 per second); a held key repeats every 25-40 ms
 
 
