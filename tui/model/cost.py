@@ -414,33 +414,37 @@ def _transpose_is_bitcast(ins: HloInstruction) -> bool:
     return dst_order == src_order
 
 
+def _library_result(ins: HloInstruction) -> Shape:
+    """A library call's result: its tuple's first element (the second is the library's
+    workspace or scratch, which XLA's GPU cost analysis leaves out)."""
+    return ins.shape.tuple_shapes[0] if ins.shape.is_tuple else ins.shape
+
+
+def _library_cost(ins: HloInstruction, flops: float) -> Cost:
+    """`flops`, and bytes as an op's: the result and every operand."""
+    return Cost(flops, 0.0, shape_bytes(_library_result(ins)) + sum(shape_bytes(o.shape) for o in ins.operands))
+
+
 def _gemm_call(ins: HloInstruction) -> Cost | None:
-    """A cuBLAS matmul's custom call as its dot: 2 x result elements x contracted size (the
-    result is the call's first tuple element; the second is cuBLAS's workspace)."""
+    """A cuBLAS matmul's custom call as its dot: 2 x result elements x contracted size."""
     if not (ins.custom_call_target or "").startswith(GEMM_TARGETS) or not ins.operands:
         return None
     config = hlo_attrs.parse_backend_config(ins.attr("backend_config") or "")
     dims = config.get("gemm_backend_config", {}).get("dot_dimension_numbers") if isinstance(config, dict) else None
     if dims is None:
         return None
-    result = ins.shape.tuple_shapes[0] if ins.shape.is_tuple else ins.shape
     lhs = ins.operands[0].shape
     width = math.prod(lhs.dims[int(d)] for d in dims.get("lhs_contracting_dimensions", []))
-    moved = shape_bytes(result) + sum(shape_bytes(o.shape) for o in ins.operands)
-    return Cost(2.0 * result.element_count * width, 0.0, moved)
+    return _library_cost(ins, 2.0 * _library_result(ins).element_count * width)
 
 
 def _convolution_call(ins: HloInstruction) -> Cost | None:
     """A cuDNN (on ROCm, MIOpen) convolution's custom call as its convolution, by the call's own
-    window and dim_labels, as XLA's GPU cost analysis counts it: the result is the call's first
-    tuple element (the second is the library's scratch space, not counted)."""
+    window and dim_labels, as XLA's GPU cost analysis counts it."""
     if not (ins.custom_call_target or "").startswith(CONVOLUTION_TARGETS) or len(ins.operands) < 2:
         return None
-    result = ins.shape.tuple_shapes[0] if ins.shape.is_tuple else ins.shape
-    fmas = convolution_fmas(ins, result)
-    if not fmas:
-        return None
-    return Cost(2.0 * fmas, 0.0, shape_bytes(result) + sum(shape_bytes(o.shape) for o in ins.operands))
+    fmas = convolution_fmas(ins, _library_result(ins))
+    return _library_cost(ins, 2.0 * fmas) if fmas else None
 
 
 _HANDLERS = {

@@ -274,7 +274,7 @@ class MemoryScreen(WorkspaceScreen):
         self.chart.set_cursor(point)
         at = self._at(point)
         self.table.set_rows(at.rows, keep=self.selected_row if self.selected_row is not None else self.table.current)
-        self.scopes.set_rows(self._scopes_title(), at.scopes, p.max_bytes)
+        self._show_scopes(at)
         self.chart.set_caption(at.caption)
 
     def _at(self, point: int) -> _Point:
@@ -318,8 +318,8 @@ class MemoryScreen(WorkspaceScreen):
             line += [Segment(f"  {name} "), Segment(human_bytes(int(values[point])), _BOLD)]
         self.chart.set_caption(line)
 
-    def _scopes_title(self) -> str:
-        return f"By name scope at the cursor (depth {self.depth})"
+    def _show_scopes(self, at: _Point) -> None:
+        self.scopes.set_rows(f"By name scope at the cursor (depth {self.depth})", at.scopes, self.profile.max_bytes)
 
     def _cursor_line(self, point: int, count: int) -> list[Segment]:
         """`#117/222 fusion.3 = fusion kLoop f32[..]  · live 4.9 MiB in 76 buffers  op_name`."""
@@ -377,7 +377,7 @@ class MemoryScreen(WorkspaceScreen):
     def action_depth(self, delta: int) -> None:
         self.depth = max(1, min(12, self.depth + delta))
         if self.profile is not None:
-            self.scopes.set_rows(self._scopes_title(), self._at(self.cursor).scopes, self.profile.max_bytes)
+            self._show_scopes(self._at(self.cursor))
 
     def action_graph(self) -> None:
         p = self.profile

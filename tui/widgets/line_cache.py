@@ -156,12 +156,12 @@ class LineCache:
             if self._drawn_on is not None:
                 self.restyled()
             self._drawn_on = base
-        filters = tuple(self.app.get_line_filters())
+        drawn_for = (crop, tuple(self.app.get_line_filters()))
         frame = self._frame
-        if frame is None or self._frame_for != (crop, filters):
-            if self._frame_for != (crop, filters):
+        if frame is None or self._frame_for != drawn_for:
+            if self._frame_for != drawn_for:
                 self._passed = self._filter_background = None
-            self._frame_for, self._stale_lines = (crop, filters), set()
+            self._frame_for, self._stale_lines = drawn_for, set()
             frame = self._frame = [Strip([])] * crop.height
             lines = list(crop.line_range)
         elif self._stale_lines:
