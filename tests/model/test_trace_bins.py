@@ -13,7 +13,7 @@ import pytest
 from conftest import FIXTURES
 
 from tui.model.trace import load_trace
-from tui.model.trace_bins import SHADES, SUB, bin_rows, busy_fraction, cell_edges, sole_events
+from tui.model.trace_bins import SHADES, SUB, bin_rows, busy_fraction, cell_edges, sole_events, window_edges
 
 CPU_PROFILE = FIXTURES / "transformer" / "profile" / "host.xplane.pb"
 
@@ -108,6 +108,19 @@ def test_a_cell_shows_every_kind_of_content():
         seen |= {"starts"} if (split & (got.left < 0) & (got.right >= 0)).any() else set()
         seen |= {"full"} if ((got.left == got.right) & (got.left >= 0) & (got.shade == 0)).any() else set()
     assert seen == {"split", "ends", "starts", "full"}
+
+
+def test_a_windows_two_edges_are_its_cells_first_and_last():
+    """window_edges (sole_events' two lookups) works out the same integers as cell_edges, whose
+    float rounding the binning follows: on fractional and whole starts, widths under and over
+    a nanosecond a cell, and widths that are not exact in binary."""
+    rng = np.random.default_rng(7)
+    for _ in range(20000):
+        t0 = float(rng.choice([rng.uniform(0, 1e11), rng.integers(0, 10**11), rng.uniform(0, 10)]))
+        ns = float(rng.choice([1.0, 1 / 3, 0.1, 10 ** rng.uniform(-3, 7)]))
+        cells = int(rng.integers(1, 400))
+        edges = cell_edges(t0, ns, cells)
+        assert window_edges(t0, ns, cells) == (int(edges[0]), int(edges[-1])), (t0, ns, cells)
 
 
 @pytest.mark.parametrize("profile", ["cpu", "tpu"])

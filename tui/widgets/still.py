@@ -13,7 +13,10 @@ CPU) until a key, the mouse, a resize or a change of what it shows wakes it agai
 
 from __future__ import annotations
 
+import asyncio
 from typing import Callable, Hashable
+
+from textual.message_pump import MessagePump
 
 TICK_S = 0.05  # still for two ticks after a key (100 ms; one to two if keys come while it ticks):
 # ready before a quick tapper's next key
@@ -54,18 +57,23 @@ _MOVED = object()  # a state no view is in
 class HeldKey:
     """Spots a key pressed again right after itself (held down, its repeats come every few
     tens of milliseconds) and has the work for its next press done AFTER_FRAME_S after each
-    press: once the frame is out, before the next repeat."""
+    press: once the frame is out, before the next repeat.
 
-    def __init__(self, set_timer: Callable):
-        self._set_timer = set_timer  # the owning widget's
+    The delay is the event loop's own (`call_later`), not a Textual timer: a key pressed on
+    and on would otherwise stop one timer and start another every time (a task cancelled and
+    one created, the widget's repr taken for its name), about 0.15 ms of each key. When it is
+    due, the work runs as one of the owner's messages (`call_next`), as a timer's would."""
+
+    def __init__(self, owner: MessagePump):
+        self._owner = owner
         self._last: Hashable = None
-        self._timer = None
+        self._due: asyncio.TimerHandle | None = None
 
     def pressed(self, key: Hashable, ahead: Callable[[], None]) -> None:
         """`key` was pressed; `ahead` makes what its next press would show."""
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+        if self._due is not None:
+            self._due.cancel()
+            self._due = None
         again, self._last = key == self._last, key
         if again:
-            self._timer = self._set_timer(AFTER_FRAME_S, ahead)
+            self._due = asyncio.get_running_loop().call_later(AFTER_FRAME_S, self._owner.call_next, ahead)

@@ -127,7 +127,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         # line. Emptied with every new layout of the rows (a track decoded, the merged index made).
         self._sole_lines: dict[tuple, Strip] = {}
         self._still = StillWatch()  # when to paint the next windows ahead
-        self._held = HeldKey(self.set_timer)  # a zoom or pan key held down: the next window, between repeats
+        self._held = HeldKey(self)  # a zoom or pan key held down: the next window, between repeats
         self.label_width = LABEL_WIDTH
         # What the screen is told, called, not a message, so its answer is in the same frame (a
         # message comes a frame later): the cursor moved (track index, event or None), Enter or
