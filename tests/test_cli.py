@@ -221,6 +221,11 @@ def test_the_ui_without_a_terminal_says_so_at_once(tmp_path):
     script = tmp_path / "script.py"
     script.write_text(f"open({str(marker)!r}, 'w').close()\n")
     assert run(str(script)).returncode == 2 and not marker.exists()
+    # --summary after a script is the script's: said so, and the script does not run
+    late = run(str(script), "--summary", "--json")
+    assert late.returncode == 2 and late.stderr.count("\n") == 1 and not marker.exists()
+    assert "--summary --json after the script is passed to the script" in late.stderr
+    assert f"xla-tui --summary --json {script}" in late.stderr
     # a bad input is named first, as the UI would name it
     _one_line_error(run(str(tmp_path / "missing.hlo")), "missing.hlo", "no such file")
     _one_line_error(run(str(tmp_path / "missing.py")), "missing.py", "no such script")

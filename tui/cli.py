@@ -128,6 +128,12 @@ def _no_terminal(args) -> int:
         ws = load_workspace([args.target, *args.profile], main=args.main)
         if ws.main is not None:
             ws.main.load()
+    ours = [arg for arg in args.script_args if arg in ("--summary", "--json")]
+    if ours:  # `xla-tui train.py --summary`: everything after a script is the script's
+        print(f"xla-tui: the UI needs a terminal (stdin or stdout is not one); {' '.join(ours)} after the script "
+              f"is passed to the script: put xla-tui's options before it (xla-tui {' '.join(ours)} {args.target} ...)",
+              file=sys.stderr)
+        return 2
     print("xla-tui: the UI needs a terminal (stdin or stdout is not one): add --summary [--json] to print "
           "what was loaded instead", file=sys.stderr)
     return 2

@@ -245,7 +245,7 @@ def _trace_lines(trace: dict) -> list[str]:
             rate = "".join(f"  {si(op[key], unit)}" + (f" [{op[util]:.1%}]" if op[util] is not None else "")
                            for key, unit, util in (("flops_per_s", "FLOP/s", "flops_util"), ("bytes_per_s", "B/s", "bandwidth_util"))
                            if op[key])
-            lines.append(f"    {op['share']:6.1%}  {op['name'].ljust(width)}  {op['count']:>7,} runs  "
+            lines.append(f"    {op['share']:6.1%}  {op['name'].ljust(width)}  {op['count']:>7,} {'run ' if op['count'] == 1 else 'runs'}  "
                          f"{format_ns(op['total_us'] * 1000, 4)}{rate}{program}")
     programs = trace["programs"]
     if len(programs) > 1:
