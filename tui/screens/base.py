@@ -9,6 +9,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from tui.model.workspace import Selection, Workspace
+from tui.widgets.compositor import new_compositor
 from tui.widgets.error_banner import ErrorBanner
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.line_cache import LineCache
@@ -32,6 +33,10 @@ class WorkspaceScreen(LineCache, Screen):
                                 "enable_hlo_proto off). Open an HLO "
                                 "file, an --xla_dump_to folder or a script, or add the profile to one with "
                                 "`xla-tui DUMP_DIR --profile TRACE`.")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._compositor = new_compositor()  # Textual's, with less work per changed line
 
     def compose(self) -> ComposeResult:
         self._status_bar = StatusBar(self.pane_title)
