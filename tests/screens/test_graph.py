@@ -218,6 +218,26 @@ async def test_find_across_computations_with_next_and_previous():
         assert screen.trail[-1] in {c.name for c in inside.computation.callers}
 
 
+async def test_a_prompt_opened_again_after_the_focus_left_it_is_one_prompt():
+    """The find prompt left open while the focus moved on (tab): `/` again, or the schedule's
+    filter, opens one prompt (a second one with the same id stopped the app)."""
+    from textual.widgets import Input
+
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("slash", *"dot", "tab")
+        assert not isinstance(app.focused, Input) and len(screen.query("#prompt")) == 1
+        await pilot.press("slash")
+        await pilot.pause()
+        prompts = screen.query(Input)
+        assert len(prompts) == 1 and app.focused is prompts.first() and prompts.first().value == "dot"
+        await pilot.press("tab", "l", "f")
+        await pilot.pause()
+        prompts = screen.query(Input)
+        assert len(prompts) == 1 and prompts.first().has_class("filter") and app.focused is prompts.first()
+
+
 async def test_graph_and_details_select_each_other():
     app = XlaTuiApp(TRANSFORMER)
     async with app.run_test(size=(160, 45)) as pilot:

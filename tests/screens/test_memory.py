@@ -103,6 +103,32 @@ async def test_memory_selecting_a_buffer_selects_its_instruction():
         assert isinstance(app.screen, GraphScreen) and app.selection.instruction == value.instruction.name
 
 
+async def test_buffer_keys_while_another_modules_memory_loads(monkeypatch):
+    """Another module selected while the memory screen shows: its profile loads in a worker, and
+    the table's keys in the meantime find no buffers of the last module to select (they once
+    reached a profile that was gone)."""
+    import threading
+
+    import tui.screens.memory
+
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_memory(pilot)
+        gate, real = threading.Event(), tui.screens.memory.memory_profile
+        monkeypatch.setattr(tui.screens.memory, "memory_profile", lambda entry: gate.wait(10) and real(entry))
+        other = next(m for m in app.workspace.modules if m is not app.workspace.current)
+        app.select(module=other.label)
+        await pilot.pause()
+        assert screen.profile is None and len(screen.table.rows) == 0
+        await pilot.press("down", "pagedown", "enter")
+        assert app.selection.buffer is None
+        gate.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.profile is not None and screen.profile.module is other.load()
+        assert len(screen.table.rows) > 0
+
+
 async def test_memory_follows_an_op_selected_elsewhere():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=(140, 40)) as pilot:

@@ -353,10 +353,12 @@ class GraphScreen(WorkspaceScreen):
         self.action_toggle_schedule()
 
     # -- prompts: find and filter ----------------------------------------------
-    def action_prompt(self, kind: str) -> None:
+    async def action_prompt(self, kind: str) -> None:
         if not self.ready or (kind == "filter" and not self.schedule_mode):
             return
-        self._close_prompt()
+        prompts = self.query("#prompt")
+        if prompts:  # one left open (the focus moved off it): gone before the new one takes its id
+            await prompts.remove()
         value = self.query_text if kind == "search" else self.listing.filter_text
         prompt = Input(value=value, placeholder=_PROMPTS[kind], id="prompt", classes=kind)
         self.mount(prompt, before=self.query_one("KeyBar"))

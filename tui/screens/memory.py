@@ -126,6 +126,7 @@ class MemoryScreen(WorkspaceScreen):
         entry = ws.current
         self._entry = entry
         self.profile = self.over_time = None
+        self.table.set_profile(None)  # no keys on the last program's buffers while this one loads
         self.remove_class("-over-time", "-no-program")
         self.refresh_bindings()
         self._head(Text(f"Reading the memory of {entry.label}…" if entry else "No module loaded.", style="italic"))
@@ -391,6 +392,8 @@ class MemoryScreen(WorkspaceScreen):
     # -- buffers --------------------------------------------------------------------------
     def _buffer_highlighted(self, row: int) -> None:
         p = self.profile
+        if p is None:
+            return
         self._show_buffer(row)
         value = p.values[row]
         self._choosing = True  # the screen shows this selection already (see show_selection)
