@@ -637,6 +637,35 @@ async def test_its_runs_from_the_details_screen_jump_to_the_occurrences():
         assert view.cursor == (int(tracks[1]), int(found[1]))
 
 
+async def test_a_row_painted_before_the_views_resize_comes_is_the_windows_width(monkeypatch):
+    """The terminal made narrower, and the view painting (a key, an op shown from another pane)
+    before its resize has reached it: rows and ruler are painted in the window's own width (a
+    ruler as wide as the old window on a row as wide as the new one once stopped the app), and
+    once the resize comes, in the new width, as a fresh paint draws them."""
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        resized = TimelineView.on_resize
+        monkeypatch.setattr(TimelineView, "on_resize", lambda self: None)  # its Resize still queued
+        await pilot.resize_terminal(60, 20)
+        await settle(pilot)
+        assert view.cells < view.window.cells
+        name = top_ops(app.workspace)[0].name
+        await pilot.press("1")
+        app.show("timeline", instruction=name)
+        await settle(pilot)
+        await pilot.press("d", "right")
+        await settle(pilot)
+        assert view.trace.tracks[view.cursor[0]].event_name(view.cursor[1]) is not None
+        resized(view)  # the resize arrives
+        await settle(pilot)
+        assert view.window.cells == view.cells
+        shown = [list(view.render_line(y)) for y in range(view.size.height)]
+        assert all(sum(len(text) for text, *_ in line) == view.size.width for line in shown)
+        view._redraw()
+        assert shown == [list(view.render_line(y)) for y in range(view.size.height)]
+
+
 async def test_click_selects_and_drag_marks_a_range():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:

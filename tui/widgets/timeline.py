@@ -217,7 +217,9 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
 
     @property
     def cells(self) -> int:
-        """Character cells of the time axis (a column is kept for the scrollbar)."""
+        """Character cells of the time axis at the view's width (a column is kept for the
+        scrollbar). Painting uses the window's own (`window.cells`): a size just changed reaches
+        the window with on_resize, and a row painted before then is still the window's width."""
         return max(self.view_size.width - 1 - self.label_width, 1)
 
     @property
@@ -741,7 +743,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
                 cursor[r] = first_slot[track_index] + position(own, self.rows[self.cursor_row].lane, cursor_start, self.cursor_event)
         # Rows that are one event (or none) across the window are drawn once for any such window.
         sole = {i: (i, k, i == self.cursor_row, k >= 0 and k == c)
-                for i, k, c in zip(indices, sole_events(lanes, rows, window.t0, window.ns_per_cell, self.cells).tolist(),
+                for i, k, c in zip(indices, sole_events(lanes, rows, window.t0, window.ns_per_cell, window.cells).tolist(),
                                    cursor.tolist()) if k >= -1}
         if sole:
             lines = self._sole_lines
@@ -759,7 +761,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         known = self._picture.binned
         kept = [known.get(i) for i in indices]
         if None in kept:
-            binned = bin_rows(lanes, rows, window.t0, window.ns_per_cell, self.cells)
+            binned = bin_rows(lanes, rows, window.t0, window.ns_per_cell, window.cells)
             known.update((i, Cells(*(column[r] for column in binned))) for r, i in enumerate(indices))
         else:
             binned = Cells(*(np.stack(column) for column in zip(*kept)))
@@ -775,7 +777,8 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
 
     def _paint_other(self, index: int) -> Strip:
         """A group's summary, a counter, a track's instants, or a track still decoding."""
-        row, window, painter, cells = self.rows[index], self.window, self._painter, self.cells
+        row, window, painter = self.rows[index], self.window, self._painter
+        cells = window.cells
         if row.kind == "instants":
             track = self.trace.tracks[row.index]
             times = track.instant_ns  # sorted: only those in the window are placed
@@ -841,7 +844,8 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         return ruler
 
     def _paint_ruler(self) -> Strip:
-        window, painter, cells = self.window, self._painter, self.cells
+        window, painter = self.window, self._painter
+        cells = window.cells
         chars = [" "] * cells
         keys = np.full(cells, key(SUMMARY, EMPTY))
         marks = ticks(window, self.trace.span[0])
@@ -868,7 +872,8 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
         return picture.steps_line
 
     def _paint_steps(self) -> Strip:
-        window, cells = self.window, self.cells
+        window = self.window
+        cells = window.cells
         steps, names = self._steps
         row = np.zeros(1, np.int64)
         sole = ("steps", int(sole_events(steps, row, window.t0, window.ns_per_cell, cells)[0]))
@@ -886,7 +891,7 @@ class TimelineView(LineCache, ScrollView, can_focus=True):
     def _strip(self, label: Segment, cells: list[Segment]) -> Strip:
         """A label, the cells, and the column kept for the scrollbar (blank here, so the strip is
         the widget's width and goes out as it is, not padded again on every frame)."""
-        return Strip([label, *cells, Segment(" ", self.base_style)], self.label_width + self.cells + 1)
+        return Strip([label, *cells, Segment(" ", self.base_style)], self.label_width + self.window.cells + 1)
 
 
 # (on the cursor row, a group row) -> label style
