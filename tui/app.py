@@ -19,7 +19,7 @@ from tui.screens.details import DetailsScreen
 from tui.screens.graph import GraphScreen
 from tui.screens.help import HelpScreen
 from tui.screens.memory import MemoryScreen
-from tui.screens.palette import WorkspaceCommands
+from tui.screens.palette import Palette, WorkspaceCommands
 from tui.screens.timeline import TimelineScreen
 
 SCREENS = {"graph": "Graph", "details": "Details", "memory": "Memory", "timeline": "Timeline"}
@@ -165,6 +165,10 @@ class XlaTuiApp(App):
         """Select, then switch to a screen: the cross-links between panes."""
         self.select(**selection)
         self.switch_mode(screen)
+
+    def action_command_palette(self) -> None:
+        if self.use_command_palette and not Palette.is_open(self):
+            self.push_screen(Palette(id="--command-palette"))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -112,6 +112,35 @@ async def test_palette_offers_modules_and_screens():
         assert {"Screen: Graph", "Screen: Details", "Screen: Memory", "Screen: Timeline"} <= set(screens)
 
 
+async def test_the_palette_opens_a_module_and_takes_page_keys_on_a_tiny_terminal():
+    """ctrl+p, a module's name, Enter: its graph. On a terminal 4 rows high, where the palette
+    shows none of its list, PageUp/PageDown do nothing (Textual's own palette raised there)."""
+    from tui.screens.palette import Palette
+
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        other = next(m for m in app.workspace.modules if m is not app.workspace.current)
+        await pilot.press("ctrl+p", *other.label)
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, Palette)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, GraphScreen) and app.workspace.current is other
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(120, 4)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("ctrl+p", "pageup", "pagedown", *"Module", "pageup", "pagedown")
+        await pilot.pause()
+        assert isinstance(app.screen, Palette)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, Palette) and app.return_code is None
+
+
 async def test_bad_input_exits_with_one_line(tmp_path):
     bad = tmp_path / "broken.hlo"
     bad.write_text("HloModule m\n\nENTRY %e {\n  %a = f32[2]{0} add(%nope, %nope)\n}\n")

@@ -1,10 +1,10 @@
-"""Command palette entries for the workspace: modules and computations."""
+"""The command palette (ctrl+p), with entries for the workspace: modules and computations."""
 
 from __future__ import annotations
 
 from functools import partial
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.command import CommandList, CommandPalette, DiscoveryHit, Hit, Hits, Provider
 
 
 class WorkspaceCommands(Provider):
@@ -36,3 +36,14 @@ class WorkspaceCommands(Provider):
             score = matcher.match(text)
             if score > 0:
                 yield Hit(score, matcher.highlight(text), callback, help=help_text)
+
+
+class Palette(CommandPalette):
+    """Textual's command palette, less a crash: on a terminal too short to show any of its list
+    (3 or 4 rows), Textual's page keys there raise a KeyError (OptionList._move_page, Textual
+    8.2.8). They do nothing instead."""
+
+    def _action_command_list(self, action: str) -> None:
+        if action in ("page_up", "page_down") and self.query_one(CommandList).scrollable_content_region.height <= 0:
+            return
+        super()._action_command_list(action)
