@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from textual.command import CommandList, CommandPalette, DiscoveryHit, Hit, Hits, Provider
+from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 
 
 class WorkspaceCommands(Provider):
@@ -39,11 +39,14 @@ class WorkspaceCommands(Provider):
 
 
 class Palette(CommandPalette):
-    """Textual's command palette, less a crash: on a terminal too short to show any of its list
-    (3 or 4 rows), Textual's page keys there raise a KeyError (OptionList._move_page, Textual
-    8.2.8). They do nothing instead."""
+    """Textual's command palette, less a crash: its list's page keys raise a KeyError while the
+    list has options but no lines laid out for them (a terminal 3 or 4 rows high, where it shows
+    none; or the moment options arrive): OptionList._move_page, Textual 8.2.8. There they do
+    nothing instead."""
 
     def _action_command_list(self, action: str) -> None:
-        if action in ("page_up", "page_down") and self.query_one(CommandList).scrollable_content_region.height <= 0:
-            return
-        super()._action_command_list(action)
+        try:
+            super()._action_command_list(action)
+        except KeyError:
+            if action not in ("page_up", "page_down"):
+                raise
