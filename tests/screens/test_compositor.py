@@ -26,8 +26,15 @@ async def test_every_frame_is_cut_and_written_as_textual_does(monkeypatch):
     ours = FrameCompositor._render_chops
 
     def both(self, crop, is_rendered_line):
-        mine = ours(self, crop, is_rendered_line)
-        theirs = Compositor._render_chops(self, crop, is_rendered_line)  # the pane's lines again: kept, the same
+        # Both cut the very same lines (a widget's first frame after a change may differ from
+        # its next: Textual's key panel's does).
+        renders = [(region, clip, list(strips)) for region, clip, strips in Compositor._get_renders(self, crop)]
+        self._get_renders = lambda crop: iter(renders)
+        try:
+            mine = ours(self, crop, is_rendered_line)
+            theirs = Compositor._render_chops(self, crop, is_rendered_line)
+        finally:
+            del self._get_renders
         assert pieces(mine) == pieces(theirs)
         seen["lines"] += sum(map(is_rendered_line, range(len(mine))))
         return mine
