@@ -34,6 +34,10 @@ class XlaTuiApp(App):
     MODES = {"graph": GraphScreen, "details": DetailsScreen, "memory": MemoryScreen, "timeline": TimelineScreen}
     DEFAULT_MODE = "graph"
     COMMANDS = App.COMMANDS | {WorkspaceCommands}
+    # Textual's own text selection (a plain drag) finds no text in Line API panes: copying gave
+    # "DetailsView#details", and a press on a widget just removed stopped the app. Off: the
+    # terminal's own selection (shift+drag in most terminals) copies what the screen shows.
+    ALLOW_SELECT = False
     BINDINGS = [
         Binding("1", "switch_mode('graph')", "Graph", id="screen.graph"),
         Binding("2", "switch_mode('details')", "Details", id="screen.details"),

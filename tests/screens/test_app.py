@@ -141,6 +141,21 @@ async def test_the_palette_opens_a_module_and_takes_page_keys_on_a_tiny_terminal
         assert not isinstance(app.screen, Palette) and app.return_code is None
 
 
+async def test_a_drag_over_a_pane_leaves_the_selecting_to_the_terminal():
+    """Textual's own text selection found no text in the panes' lines (a drag over the details
+    copied "DetailsView#details"): it is off, and the terminal's own selection is the one."""
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("2")
+        await pilot.pause()
+        await pilot.mouse_down(offset=(2, 4))
+        await pilot.hover(offset=(40, 6))
+        await pilot.mouse_up(offset=(40, 6))
+        await pilot.pause()
+        assert not app.screen.selections and app.screen.get_selected_text() is None
+
+
 async def test_bad_input_exits_with_one_line(tmp_path):
     bad = tmp_path / "broken.hlo"
     bad.write_text("HloModule m\n\nENTRY %e {\n  %a = f32[2]{0} add(%nope, %nope)\n}\n")
