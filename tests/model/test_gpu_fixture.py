@@ -20,8 +20,8 @@ from tui.model.hlo import HloParseError, parse_hlo
 from tui.model.hlo_proto import hlo_text_from_proto
 from tui.model.inputs import load_workspace
 from tui.model.kernels import kernel_stats
-from tui.model.links import (TraceLinks, find_instruction, kernel_events, kernel_ops, kernel_tracks, op_profile,
-                             stream_tracks)
+from tui.model.links import (COMMAND_BUFFER, HLO_OP, TraceLinks, find_instruction, instruction_for_event,
+                             kernel_events, kernel_ops, kernel_tracks, op_profile, stream_tracks)
 from tui.model.live_ranges import compute_live_ranges
 from tui.model.memory import MemoryProfile, memory_profile
 from tui.model.roofline import chip_for
@@ -120,6 +120,23 @@ def test_graph_kernels_are_the_instructions_xla_ran(workspace):
         matched[ins.name] += 1
         copies.update([ins.name] if ins.opcode == "copy" else [])
     assert set(matched.values()) == {3} and len(copies) == 6  # each ran once a step; the six copies too
+
+
+def test_the_host_annotation_of_a_command_buffer_is_no_kernel_of_it(workspace):
+    """The host's `command_buffer_1` annotation around a graph's launch has no `hlo_op`: it is
+    matched by its name like any host event (it once was taken for one of the graph's kernels,
+    and Enter on it stopped the app), while the graph's kernels still resolve to their ops."""
+    trace = workspace.trace
+    kernel_rows = set(kernel_tracks(trace))
+    host = [(t, i) for k, t in enumerate(trace.tracks) if k not in kernel_rows
+            for i in range(t.count) if t.event_name(i).startswith(COMMAND_BUFFER) and HLO_OP not in t.event_args(i)]
+    assert host
+    for track, i in host:
+        assert instruction_for_event(workspace, track, i) is None  # no instruction has that name
+    (k,) = kernel_tracks(trace)
+    kernels = trace.tracks[k]
+    graph = next(i for i in range(kernels.count) if str(kernels.event_args(i)[HLO_OP]).startswith(COMMAND_BUFFER))
+    assert instruction_for_event(workspace, kernels, graph) is not None
 
 
 def test_a_fusion_sharing_its_kernel_counts_its_own_runs(workspace):

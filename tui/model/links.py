@@ -301,7 +301,7 @@ def instruction_for_event(ws: Workspace, track: Track, i: int) -> tuple[str, str
     if module and args.get(PROGRAM_ID) is not None:  # a GPU kernel's program, as a profile's own are named
         module = f"{module}({args[PROGRAM_ID]})"
     module = module or _enclosing_program(ws.trace, track, i)
-    if op.startswith(COMMAND_BUFFER):
+    if op.startswith(COMMAND_BUFFER) and HLO_OP in args:  # a kernel of a CUDA graph: its own op
         codes, ops = kernel_ops(track)
         op = ops[codes[i]]
     found = instruction_in(ws, module, op)
