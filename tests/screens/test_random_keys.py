@@ -26,6 +26,10 @@ KEYS = ["1", "2", "3", "4", "j", "k", "h", "l", "enter", "backspace", "up", "dow
 SIZES = [(12, 3), (20, 6), (40, 10), (80, 20), (100, 30), (160, 45), (200, 50)]
 
 
+async def _stay() -> None:
+    pass
+
+
 async def press(app, pilot, key: str) -> None:
     """A key as the terminal sends it, and its frame, without waiting for the app to go idle
     (as keys typed quickly come: workers may still run, a resize may not have reached a view)."""
@@ -39,6 +43,7 @@ async def press(app, pilot, key: str) -> None:
 async def test_random_keys_clicks_and_sizes_never_stop_the_app(fixture, seed):
     rng = random.Random(seed)
     app = XlaTuiApp(FIXTURES / fixture)
+    app.action_quit = _stay  # a click on the key bar's "q Quit" would end the session early
     async with app.run_test(size=(160, 45)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
