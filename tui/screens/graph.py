@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.strip import Strip
-from textual.widget import Widget
+from textual.widget import AwaitRemove, Widget
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
@@ -304,7 +304,7 @@ class GraphScreen(WorkspaceScreen):
         self.app.select(instruction=ins)
 
     def action_leave(self) -> None:
-        if self._close_prompt():
+        if self._close_prompt() is not None:
             return
         if self.matches:
             self.matches = []
@@ -356,9 +356,9 @@ class GraphScreen(WorkspaceScreen):
     async def action_prompt(self, kind: str) -> None:
         if not self.ready or (kind == "filter" and not self.schedule_mode):
             return
-        prompts = self.query("#prompt")
-        if prompts:  # one left open (the focus moved off it): gone before the new one takes its id
-            await prompts.remove()
+        closing = self._close_prompt()
+        if closing is not None:  # one left open (the focus moved off it): gone before the new one takes its id
+            await closing
         value = self.query_text if kind == "search" else self.listing.filter_text
         prompt = Input(value=value, placeholder=_PROMPTS[kind], id="prompt", classes=kind)
         self.mount(prompt, before=self.query_one("KeyBar"))
@@ -367,13 +367,14 @@ class GraphScreen(WorkspaceScreen):
             self.notify("Indexing the module for search...", timeout=2)
             self._build_index(self.workspace.hlo, self._module)
 
-    def _close_prompt(self) -> bool:
+    def _close_prompt(self) -> AwaitRemove | None:
+        """Close the open prompt, if any: its removal (to await where its id is taken again)."""
         prompts = self.query("#prompt")
         if not prompts:
-            return False
-        prompts.remove()
+            return None
+        removing = prompts.remove()
         (self.listing if self.schedule_mode else self.view).focus()
-        return True
+        return removing
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.has_class("filter"):
