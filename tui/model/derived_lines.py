@@ -29,7 +29,8 @@ import numpy as np
 
 from tui.model.hlo import HloInstruction
 from tui.model.links import (CORRELATION, HLO_MODULE, HLO_OP, MODULES_TRACK, OPS_TRACK, PROGRAM_ID, instruction_in,
-                             kernel_ops, kernel_programs, kernel_tracks, module_name, module_runs_at)
+                             kernel_ops, kernel_programs, kernel_tracks, module_name, module_runs_at,
+                             op_program_keys, op_program_of)
 from tui.model.scopes import split_scope
 from tui.model.trace import Trace, Track
 from tui.model.workspace import Workspace
@@ -215,14 +216,14 @@ def _op_runs(ws: Workspace, stream: Track) -> tuple[Line, list[HloInstruction | 
     codes, ops = kernel_ops(stream)
     program_codes, programs = kernel_programs(stream)
     ran = np.flatnonzero(codes >= 0)
-    key = codes[ran].astype(np.int64) * (len(programs) + 1) + program_codes[ran] + 1
+    key = op_program_keys(codes[ran], program_codes[ran], programs)
     first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, np.intp)
     start = stream.start_ns[ran][first]
     end = np.maximum.reduceat(stream.end_ns[ran], first) if len(first) else np.zeros(0, np.int64)
     kernels = np.diff(np.r_[first, len(ran)])
     distinct, which = np.unique(key[first], return_inverse=True)
-    named = [_op_named(ws, ops[k // (len(programs) + 1)], k % (len(programs) + 1) - 1, programs)
-             for k in distinct.tolist()]
+    named = [_op_named(ws, ops[op], program, programs)
+             for op, program in (op_program_of(k, programs) for k in distinct.tolist())]
     which = which.ravel().tolist()
 
     def args_of(i: int) -> dict:

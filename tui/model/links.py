@@ -106,6 +106,17 @@ class Occurrences:
         return int(self.run_ns.max()) if self.count else 0
 
 
+def op_program_keys(op_codes: np.ndarray, program_codes: np.ndarray, programs: list[str]) -> np.ndarray:
+    """One integer per (op code, program code; -1: no program), to group kernels by both."""
+    return op_codes.astype(np.int64) * (len(programs) + 1) + program_codes + 1
+
+
+def op_program_of(key: int, programs: list[str]) -> tuple[int, int]:
+    """The (op code, program code; -1: none) an `op_program_keys` key stands for."""
+    op, program = divmod(key, len(programs) + 1)
+    return op, program - 1
+
+
 def launch_runs(events: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
     """Per event of `events` (ascending indices into one kernel track, each of some op, `keys`
     telling ops and programs apart; all of one op if None), whether it begins a run: the kernels
@@ -869,15 +880,14 @@ class _OpTable:
         with `runs` (GPU kernels), each stretch of one op's kernels is one run (launch_runs)."""
         if not len(events):
             return
-        width = len(programs) + 1
-        keys = op_codes.astype(np.int64) * width + program_codes + 1
+        keys = op_program_keys(op_codes, program_codes, programs)
         durs, selfs = track.dur_ns[events], track.self_ns[events]
         if runs:
             firsts = np.flatnonzero(launch_runs(events, keys))
             keys, durs, selfs = keys[firsts], np.add.reduceat(durs, firsts), np.add.reduceat(selfs, firsts)
         pairs, inverse = np.unique(keys, return_inverse=True)
-        ids = [self.keys.setdefault((ops[pair // width], programs[pair % width - 1] if pair % width else None), len(self.keys))
-               for pair in pairs.tolist()]
+        ids = [self.keys.setdefault((ops[op], programs[program] if program >= 0 else None), len(self.keys))
+               for op, program in (op_program_of(pair, programs) for pair in pairs.tolist())]
         self.ids.append(np.array(ids, np.int64)[inverse.ravel()])
         self.durs.append(durs)
         self.selfs.append(selfs)
