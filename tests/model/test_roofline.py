@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from tui.model.roofline import chip_for, roofline
+import pytest
+
+from tui.model.roofline import chip_for, chip_from_capabilities, profile_chip, roofline
 
 
 def test_device_names_map_to_chips():
@@ -25,3 +27,50 @@ def test_bound_follows_the_ridge_point():
     assert low.bound == "memory" and high.bound == "compute"
     assert low.achieved_bytes == 1e9 and low.bytes_fraction == 1e9 / chip.peak_bytes
     assert roofline(1.0, 0.0, 1e-3, chip) is None and roofline(-1.0, 10.0, 1e-3, chip) is None
+
+
+def capabilities(major, minor, units, clock_ghz=0.0, bandwidth=0.0, vendor=None, memory=0):
+    stats = {"compute_cap_major": major, "compute_cap_minor": minor, "core_count": units,
+             "clock_rate": int(clock_ghz * 1e6), "memory_bandwidth": bandwidth, "memory_size": memory}
+    return stats if vendor is None else {**stats, "device_vendor": vendor}
+
+
+@pytest.mark.parametrize("stats, sheet_tflops", [
+    (capabilities(7, 0, 80, 1.53, 900e9), 125),  # V100 SXM2
+    (capabilities(7, 5, 40, 1.59, 320e9), 65),  # T4
+    (capabilities(8, 0, 108, 1.41, 2039e9), 312),  # A100
+    (capabilities(8, 6, 72, 1.695, 600e9), 125),  # A10
+    (capabilities(8, 9, 58, 2.04, 300e9), 121),  # L4
+])
+def test_an_unnamed_nvidia_gpu_gets_its_data_sheets_peak_from_its_sms_and_clock(stats, sheet_tflops):
+    chip = chip_from_capabilities(stats)
+    assert chip.peak_flops == pytest.approx(sheet_tflops * 1e12, rel=0.01)
+    assert chip.peak_bytes == stats["memory_bandwidth"] and "SMs" in chip.source
+
+
+def test_amd_instinct_parts_by_gfx_version_cus_and_memory():
+    mi300x = capabilities(9, 4, 304, 2.1, 2662.4e9, "AMD", 192 << 30)
+    assert chip_from_capabilities(mi300x).name == "AMD Instinct MI300X"
+    assert chip_from_capabilities({**mi300x, "memory_size": 256 << 30}).name == "AMD Instinct MI325X"
+    assert chip_from_capabilities({**mi300x, "core_count": 228}).name == "AMD Instinct MI300A"
+    # The sheet's MI300X peak is what its CUs and clock make at 2048 FLOPs a clock.
+    assert chip_from_capabilities(mi300x).peak_flops == pytest.approx(304 * 2.1e9 * 2048, rel=0.001)
+
+
+def test_unknown_capabilities_are_no_chip():
+    assert chip_from_capabilities({}) is None
+    assert chip_from_capabilities(capabilities(6, 1, 20, 1.7, 320e9)) is None  # Pascal: no matrix units
+    assert chip_from_capabilities(capabilities(9, 0, 110, 1.7, 1.6e12, "AMD", 64 << 30)) is None  # not in the table
+    assert chip_from_capabilities(capabilities(8, 0, 108, 0.0, 2039e9)) is None  # no clock
+
+
+def test_profiles_without_chip_names_get_peaks_from_their_planes(corpus):
+    """A TensorFlow V100 profile and a JAX-on-ROCm MI300X one name no chip; their planes'
+    capabilities give it, and the summary says where the peaks came from."""
+    from tui.model.trace import load_trace
+
+    v100 = profile_chip(load_trace(corpus / "traces" / "xprof_demo_tf_gpu_multiworker_2020.xplane.pb").devices.values())
+    assert v100.name == "NVIDIA sm_70 GPU" and v100.peak_flops == pytest.approx(125e12, rel=0.01)
+    assert v100.peak_bytes == pytest.approx(898e9, rel=0.001)
+    mi300x = profile_chip(load_trace(corpus / "traces" / "tracelens_jax08_rocm_conv3d_8gpu.xplane.pb").devices.values())
+    assert mi300x.name == "AMD Instinct MI300X" and mi300x.peak_bytes == 5.3e12

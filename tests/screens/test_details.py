@@ -218,7 +218,7 @@ async def test_a_gpu_ops_runs_name_its_kernels(corpus, tmp_path):
 ENTRY %main (a: bf16[4096,4096], b: bf16[4096,4096]) -> bf16[4096,4096] {
   %a = bf16[4096,4096]{1,0} parameter(0)
   %b = bf16[4096,4096]{1,0} parameter(1)
-  ROOT %custom-call.1 = bf16[4096,4096]{1,0} custom-call(%a, %b), custom_call_target="__cublas$lt$matmul"
+  ROOT %custom-call.1 = bf16[4096,4096]{1,0} custom-call(%a, %b), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]}}}
 }
 """)
     app = XlaTuiApp(module, profile)
@@ -232,3 +232,7 @@ ENTRY %main (a: bf16[4096,4096], b: bf16[4096,4096]) -> bf16[4096,4096] {
         for name, count in kernels.items():
             short = name if len(name) <= 60 else name[:59] + "…"
             assert f"{short} ×{count} (" in flat
+        # The ROCm planes name no chip: their capabilities (gfx942, 304 CUs, 192 GiB) are an MI300X,
+        # whose ridge a 4096-cube bf16 matmul (1365 FLOPs a byte) is far above.
+        assert "compute bound on AMD Instinct MI300X (ridge 247 FLOP/B)" in flat
+        assert "peaks 1.31 PFLOP/s, 5.3 TB/s (from the vendor's data sheet)" in flat

@@ -3,6 +3,11 @@
 An op whose arithmetic intensity (FLOPs per byte) is below the chip's ridge point
 (peak FLOP/s / peak bytes/s) cannot keep the compute units busy: it is memory bound. The peaks
 are dense bf16 matmul throughput and HBM bandwidth per chip, from the vendors' data sheets.
+
+A GPU plane often names no chip (TensorFlow's, ROCm's): it gives the device's capabilities
+instead (compute capability, SM or CU count, clock, memory bandwidth), as XProf reads them.
+Then the peak is units x clock x the architecture's dense 16-bit matrix FLOPs per unit per
+clock (`chip_from_capabilities`).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ class Chip:
     name: str
     peak_flops: float  # per second
     peak_bytes: float  # HBM bytes per second
+    source: str = "the vendor's data sheet"  # where the peaks come from
 
     @property
     def ridge(self) -> float:
@@ -48,14 +54,48 @@ def chip_for(device_name: str) -> Chip | None:
     return None
 
 
+# Dense bf16/fp16 matrix FLOPs per clock of one NVIDIA SM, by compute capability, for the
+# data-center parts (GeForce cards of the same capability do half with fp32 accumulation).
+# Each checks out against a data sheet: V100 80 SMs x 1.53 GHz x 1024 = 125 TFLOP/s, T4 65,
+# A100 312, A10 125, L4 121, H100 SXM 989 at its 1.83 GHz tensor clock (the plane's clock is
+# the highest boost, which reads about 8% over).
+NVIDIA_FLOPS_PER_SM_CLOCK = {(7, 0): 1024, (7, 5): 1024, (8, 0): 2048, (8, 6): 1024, (8, 9): 1024, (9, 0): 4096}
+# AMD Instinct parts by gfx version (what ROCm planes give as compute capability), CU count and
+# least memory: their planes' `memory_bandwidth` reads half the data sheet's (MI300X: 2.66 of
+# 5.3 TB/s; the corpus profile's ops reach 3.1), so the sheet's peaks are used.
+AMD_CHIPS = (
+    ((9, 4), 304, 224 << 30, Chip("AMD Instinct MI325X", 1307.4e12, 6.0e12)),
+    ((9, 4), 304, 0, Chip("AMD Instinct MI300X", 1307.4e12, 5.3e12)),
+    ((9, 4), 228, 0, Chip("AMD Instinct MI300A", 980.6e12, 5.3e12)),
+)
+
+
+def chip_from_capabilities(stats: dict) -> Chip | None:
+    """A GPU's peaks from its plane's capability stats (see module doc); None where the
+    architecture or the stats are unknown."""
+    major, minor, units = stats.get("compute_cap_major"), stats.get("compute_cap_minor"), stats.get("core_count")
+    if major is None or minor is None or not units:
+        return None
+    if str(stats.get("device_vendor", "")).upper() == "AMD":
+        memory = stats.get("memory_size") or 0
+        return next((chip for cap, cus, least, chip in AMD_CHIPS
+                     if cap == (major, minor) and cus == units and memory >= least), None)
+    per_clock, clock_khz, bandwidth = NVIDIA_FLOPS_PER_SM_CLOCK.get((major, minor)), stats.get("clock_rate"), stats.get("memory_bandwidth")
+    if per_clock is None or not clock_khz or not bandwidth:
+        return None
+    return Chip(f"NVIDIA sm_{major}{minor} GPU", units * clock_khz * 1e3 * per_clock, float(bandwidth),
+                f"{units} SMs x {clock_khz / 1e6:.2f} GHz x {per_clock} FLOPs a clock; the plane's memory bandwidth")
+
+
 def profile_chip(devices) -> Chip | None:
     """The chip a profile ran on: its device plane's own peaks (a TPU's), else the table's chip
-    for the device's name (a GPU's); None for a host CPU or an unknown chip."""
+    for the device's name, else one from its capabilities (a GPU's); None for a host CPU or an
+    unknown chip."""
     for device in devices:
         if device.peak_teraflops_per_second and device.peak_hbm_bw_gigabytes_per_second:
             return Chip(device.device_type or device.name, device.peak_teraflops_per_second * 1e12,
-                        device.peak_hbm_bw_gigabytes_per_second * 1e9)
-        chip = chip_for(f"{device.device_type or ''} {device.name}")
+                        device.peak_hbm_bw_gigabytes_per_second * 1e9, "the device plane")
+        chip = chip_for(f"{device.device_type or ''} {device.name}") or chip_from_capabilities(device.stats)
         if chip is not None:
             return chip
     return None

@@ -80,7 +80,8 @@ def _trace_facts(ws: Workspace) -> dict:
     profile = op_profile(ws)
     total = sum(row.total_ns for row in profile.ops)
     chip = profile.chip
-    facts["chip"] = None if chip is None else {"name": chip.name, "peak_flops": chip.peak_flops, "peak_bytes_per_s": chip.peak_bytes}
+    facts["chip"] = None if chip is None else {"name": chip.name, "peak_flops": chip.peak_flops, "peak_bytes_per_s": chip.peak_bytes,
+                                               "peaks_from": chip.source}
     unknown = [None] * len(profile.ops)
     flops_util, bandwidth_util = profile.utilization() or (unknown, unknown)
     facts["top_ops"] = [{"name": row.name, "program": row.program, "count": row.count, "total_us": row.total_ns / 1000.0,
@@ -235,7 +236,7 @@ def _trace_lines(trace: dict) -> list[str]:
     chip = trace.get("chip")
     if chip:
         lines.append(f"  chip: {chip['name']}, peaks {si(chip['peak_flops'], 'FLOP/s')} and {si(chip['peak_bytes_per_s'], 'B/s')}"
-                     " (the ops' shares of them in brackets)")
+                     f" (from {chip['peaks_from']}; the ops' shares of them in brackets)")
     if trace["top_ops"]:
         lines.append("  top XLA ops (of the ops' time):")
         width = max(len(op["name"]) for op in trace["top_ops"])

@@ -291,6 +291,8 @@ class DetailsScreen(WorkspaceScreen):
             else:
                 rows.append(("bound", f"{line.bound} bound on {chip.name} (ridge {chip.ridge:.0f} FLOP/B): "
                                       f"{line.flops_fraction:.1%} of peak FLOP/s, {line.bytes_fraction:.1%} of peak bandwidth"))
+            rows.append(("peaks", f"{explain.si(chip.peak_flops, 'FLOP/s')}, {explain.si(chip.peak_bytes, 'B/s')} "
+                                  f"(from {chip.source})"))
         return KeyValues(rows)
 
 
