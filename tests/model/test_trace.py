@@ -618,6 +618,35 @@ def test_bad_inputs(tmp_path, runs, xplane_path, corpus):
     one_line_error(tmp_path / "logdir", "no profile here")
 
 
+def test_json_errors_say_where(tmp_path, runs):
+    """JSON that breaks off or goes wrong is named by line and column (msgspec gives a byte
+    offset, or none for a file that ends early); for a .gz, of the decompressed text."""
+    text = gzip.decompress((runs[-1] / "perfetto_trace.json.gz").read_bytes())
+    lines = text.split(b"\n")
+    (tmp_path / "cut.json").write_bytes(text[: len(text) // 2])
+    cut = text[: len(text) // 2]
+    line, column = cut.count(b"\n") + 1, len(cut) - cut.rfind(b"\n")
+    one_line_error(tmp_path / "cut.json", rf"not JSON at line {line}, column {column}: the file ends before the JSON does")
+    middle = len(lines) // 2
+    bad = b"\n".join(lines[:middle] + [b"{oops" + lines[middle]] + lines[middle + 1:])
+    (tmp_path / "bad.json.gz").write_bytes(gzip.compress(bad))
+    one_line_error(tmp_path / "bad.json.gz", rf"not JSON at line {middle + 1}, column 2 of the decompressed JSON: .*malformed")
+
+
+def test_a_bare_event_list_may_leave_out_its_closing_bracket(tmp_path, runs, jtrace):
+    """The trace event format's array form: `[` event, event, ... with the `]` optional (what
+    a process that died while tracing leaves). The real profile's events, written so, load
+    whole, args included."""
+    events = json_events(runs[-1] / "perfetto_trace.json.gz")
+    path = tmp_path / "open.json"
+    path.write_text("[" + ",\n".join(json.dumps(e) for e in events) + ",\n")
+    trace = load_trace(path)
+    assert trace.event_count == jtrace.event_count and len(trace.tracks) == len(jtrace.tracks)
+    tracks = {(t.group, t.name): t for t in trace.tracks}
+    with_args = [(t, i) for t in jtrace.tracks for i in range(t.count) if t.event_args(i)][:50]
+    assert with_args and all(tracks[t.group, t.name].event_args(i) == t.event_args(i) for t, i in with_args)
+
+
 def test_hlo_module_proto_is_not_an_xspace(tmp_path):
     """A protobuf of another kind, made by XLA: an HloModuleProto of a small jitted function."""
     import jax

@@ -5,12 +5,14 @@ are pulled into NumPy columns with `map(attrgetter(...))`; args are read from th
 when an event is first selected (see _LazyArgs). Phases: X (complete), B/E (matched per thread,
 innermost first), i/I (instants), C (counters), M (process/thread names and sort order), s/t/f
 (flows, see trace_flows); others (async b/e/n, samples, objects) are skipped with a warning.
-`ts`/`dur` are microseconds.
+`ts`/`dur` are microseconds. The file is a `{"traceEvents": [...]}` object or a bare list of
+events, whose closing `]` may be missing; JSON that goes wrong is named by line and column.
 """
 
 from __future__ import annotations
 
 import gzip
+import re
 import threading
 import zlib
 from collections import Counter, defaultdict
@@ -70,14 +72,44 @@ def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS) 
             raise InputError(path, f"truncated or corrupt gzip ({error})") from None
     for decoder in decoders:
         try:
-            doc = decoder.decode(raw)
+            doc = _decoded(decoder, raw)
             break
         except msgspec.ValidationError as error:
             if decoder is decoders[-1]:
                 raise InputError(path, f"JSON but not a Chrome trace: {error}") from None
         except msgspec.DecodeError as error:
-            raise InputError(path, f"not JSON: {error}") from None
+            raise InputError(path, _where(raw, str(error), compressed=path.suffix == ".gz")) from None
     return doc if isinstance(doc, list) else doc.traceEvents
+
+
+def _decoded(decoder: msgspec.json.Decoder, raw: bytes):
+    """The document; a bare list of events may leave out its closing `]` (the trace event
+    format allows it, so that a process that dies while tracing leaves a readable file)."""
+    try:
+        return decoder.decode(raw)
+    except msgspec.DecodeError as error:
+        body = raw.strip()
+        if not body.startswith(b"[") or "truncated" not in str(error):
+            raise
+        try:
+            return decoder.decode(body.rstrip(b",\r\n\t ") + b"]")
+        except msgspec.DecodeError:
+            raise error from None
+
+
+_BYTE = re.compile(r" \(byte (\d+)\)$")
+
+
+def _where(raw: bytes, error: str, compressed: bool) -> str:
+    """msgspec's error with the place as a line and column (it gives a byte offset, or for a
+    file that ends too early, nothing: then the end is the place)."""
+    found = _BYTE.search(error)
+    at = int(found.group(1)) if found else len(raw)
+    line = raw.count(b"\n", 0, at) + 1
+    column = at - (raw.rfind(b"\n", 0, at) + 1) + 1
+    what = error[: found.start()] if found else "the file ends before the JSON does (cut off?)" if "truncated" in error else error
+    inside = " of the decompressed JSON" if compressed else ""
+    return f"not JSON at line {line}, column {column}{inside}: {what}"
 
 
 def _args(raw: msgspec.Raw) -> dict:
