@@ -178,14 +178,14 @@ def test_the_ops_name_scopes_nest_above_them(workspace):
 
 def test_a_tpus_ops_get_their_name_scopes_too(corpus):
     """On a TPU the line comes from its own XLA Ops line (the v6e profile's programs are in it)."""
-    from tui.model.derived_lines import SCOPES
+    from tui.model.derived_lines import SCOPES, SOURCE
     from tui.model.links import OPS_TRACK, instruction_in, program_runs
 
     ws = load_workspace([corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb"])
     trace = ws.trace
     added = add_derived_lines(ws)
     devices = sorted({t.group for t in trace.tracks if t.name == OPS_TRACK})
-    assert sorted(t.group for t in added) == devices and {t.name for t in added} == {SCOPES}
+    assert sorted(t.group for t in added if t.name == SCOPES) == devices and {t.name for t in added} == {SCOPES, SOURCE}
     ops = next(t for t in trace.tracks if t.name == OPS_TRACK and t.group == devices[0])
     runs = program_runs(trace, ops)
     op_spans = []
@@ -195,6 +195,76 @@ def test_a_tpus_ops_get_their_name_scopes_too(corpus):
         if parts:
             op_spans.append((int(ops.start_ns[i]), int(ops.end_ns[i]), parts))
     _check_scope_line(next(t for t in added if t.group == devices[0]), op_spans)
+
+
+def _check_source_line(line, op_spans, runs):
+    """`op_spans`: (start, end, `file:line`) of the ops the line is made from, in time order;
+    `runs`: (start, end) of their program's runs. Each op lies in a span named after its source;
+    spans do not overlap, each holds an op of its name and lies inside one run, and two spans
+    in a row of one name lie in different runs (else they would be one)."""
+    spans = sorted((int(line.start_ns[i]), int(line.end_ns[i]), line.event_name(i)) for i in range(line.count))
+    assert len(spans) > 1 and all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+    for start, end, source in op_spans:
+        inside = [name for s, e, name in spans if s <= start <= e]
+        assert source in inside and len(inside) <= 2, (start, source, inside)
+    for s, e, name in spans:
+        assert any(s <= start <= e and source == name for start, _, source in op_spans), name
+
+    def run_of(t):
+        return next((k for k, (a, b) in enumerate(runs) if a <= t <= b), None)
+
+    for s, e, name in spans:  # a run's spans are its own: none runs on into the next run
+        assert run_of(s) is not None and runs[run_of(s)][1] >= e, (s, e, name)
+    for a, b in zip(spans, spans[1:]):
+        if a[2] == b[2]:
+            assert run_of(a[0]) != run_of(b[0]), (a, b)
+
+
+def _source(ins):
+    return f"{ins.source[0]}:{ins.source[1]}" if ins is not None and ins.source else None
+
+
+def test_the_ops_python_lines_lie_above_them(workspace):
+    """XProf's Source code line, from the derived ops line of each GPU stream: the line of
+    Python each op's instruction came from (its metadata)."""
+    from tui.model.derived_lines import SOURCE
+
+    trace = workspace.trace
+    add_derived_lines(workspace)
+    module = workspace.main.load()
+    for ops in [t for t in trace.tracks if t.derived and t.name.startswith("XLA Ops")]:
+        (line,) = [t for t in trace.tracks if t.derived and t.name == ops.name.replace("XLA Ops", SOURCE)]
+        (runs,) = [t for t in trace.tracks if t.derived and t.name == ops.name.replace("XLA Ops", "XLA Modules")]
+        op_spans = []
+        for i in range(ops.count):
+            args = ops.event_args(i)
+            program = f"{args.get('hlo_module')}({args.get('program_id')})"
+            source = _source(module.instruction(ops.event_name(i))) if program in MAIN_PROGRAMS else None
+            if source:
+                op_spans.append((int(ops.start_ns[i]), int(ops.end_ns[i]), source))
+        assert len({source for *_, source in op_spans}) > 3  # the model's lines, not one
+        _check_source_line(line, op_spans, list(zip(runs.start_ns.tolist(), runs.end_ns.tolist())))
+
+
+def test_a_tpus_ops_get_their_python_lines_too(corpus):
+    from tui.model.derived_lines import SOURCE
+    from tui.model.links import MODULES_TRACK, OPS_TRACK, instruction_in, program_runs
+
+    ws = load_workspace([corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb"])
+    trace = ws.trace
+    added = add_derived_lines(ws)
+    group = sorted({t.group for t in trace.tracks if t.name == OPS_TRACK})[0]
+    ops = next(t for t in trace.tracks if t.name == OPS_TRACK and t.group == group)
+    modules = next(t for t in trace.tracks if t.name == MODULES_TRACK and t.group == group)
+    runs = program_runs(trace, ops)
+    op_spans = []
+    for i in range(ops.count):
+        found = instruction_in(ws, trace.names[runs[i]] if runs[i] >= 0 else None, ops.event_name(i))
+        source = _source(found[1] if found else None)
+        if source:
+            op_spans.append((int(ops.start_ns[i]), int(ops.end_ns[i]), source))
+    (line,) = [t for t in added if t.group == group and t.name == SOURCE]
+    _check_source_line(line, op_spans, list(zip(modules.start_ns.tolist(), modules.end_ns.tolist())))
 
 
 def test_the_summary_gives_each_programs_runs_on_the_devices(workspace, corpus):

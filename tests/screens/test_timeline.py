@@ -1200,7 +1200,8 @@ async def test_t_on_a_gpu_scan_leaves_the_autotuning_out_and_enter_finds_a_slice
 
 
 async def test_a_gpu_device_shows_the_ops_its_kernels_ran_above_its_streams():
-    """XProf's derived lines head the GPU's group: its program runs, its ops, their name scopes. An event on
+    """XProf's derived lines head the GPU's group: its program runs, its ops, their name scopes and
+    Python lines. An event on
     the ops line is an op's run (consecutive kernels of one op), named after its instruction,
     and Enter selects that."""
     app = XlaTuiApp(FIXTURES / "gpu_scan" / "gpu_scan.xplane.pb", FIXTURES / "gpu_scan")
@@ -1208,12 +1209,12 @@ async def test_a_gpu_device_shows_the_ops_its_kernels_ran_above_its_streams():
         view = await open_timeline(pilot)
         trace = app.workspace.trace
         tracks = list(dict.fromkeys(row.index for row in view.rows if row.kind == "track"))
-        assert [trace.tracks[k].name for k in tracks[:4]] == [
-            "XLA Modules - from #14", "XLA Ops - from #14", "Framework Name Scope - from #14",
+        assert [trace.tracks[k].name for k in tracks[:5]] == [
+            "XLA Modules - from #14", "XLA Ops - from #14", "Framework Name Scope - from #14", "Source code - from #14",
             "Stream #14(MemcpyH2D,Memset,Compute,MemcpyD2D,MemcpyOther)"]
         line = trace.tracks[tracks[1]]
         assert line.derived and line.group == "/device:GPU:0"
-        assert "18,627 events, 53 tracks and 3 derived" in screen_text(app)
+        assert "18,627 events, 53 tracks and 4 derived" in screen_text(app)
         await move_to_row(pilot, view, first_row_of(view, line.name))
         for _ in range(80):  # past the autotuner's trials, to the step's first op
             await pilot.press("right")

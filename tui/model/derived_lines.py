@@ -2,8 +2,9 @@
 
 A GPU profile holds only what its streams ran: kernels named after the kernel (`sm90_xmma_gemm_…`,
 a CUDA graph's nodes), memcpys and memsets. XProf's trace viewer adds, above each stream, lines
-of what those were (`XLA Modules - from #14`, `XLA Ops - from #14`); and on every device a line
-of the model's name scopes the ops came from (`Framework Name Scope`). The same here:
+of what those were (`XLA Modules - from #14`, `XLA Ops - from #14`); and on every device lines
+of the model's name scopes and Python lines the ops came from (`Framework Name Scope`, `Source
+code`). The same here:
 
 - `XLA Modules`: a span per run of a program, over the kernels it launched. XLA wraps each run
   on the host in an annotation (`jit_step:XLA GPU module`); the kernels launched inside it carry
@@ -15,6 +16,8 @@ of the model's name scopes the ops came from (`Framework Name Scope`). The same 
 - `Framework Name Scope`: from a GPU's derived or a TPU's own `XLA Ops` line, the JAX name
   scopes of the ops' instructions (`jit(step)/transpose(jvp(layer3))/attn`), nested a row per
   level: consecutive ops under one scope are one span ("which layer is running now").
+- `Source code`: likewise, the line of Python each op's instruction came from (`model.py:42`):
+  consecutive ops from one line are one span ("which line of my model is running now").
 
 They are added when the timeline opens, not by `load_trace`: they are not events of the file
 (not in `event_count`), and they need the modules to be named.
@@ -37,6 +40,7 @@ from tui.model.workspace import Workspace
 
 KERNELS = "kernels"  # a derived event's args: how many kernels it spans
 SCOPES = "Framework Name Scope"  # XProf's name for the line of the ops' name scopes
+SOURCE = "Source code"  # and for the line of the Python lines they came from
 RUN_SUFFIX = ":XLA GPU module"  # XLA's host annotation around one run of a program on a GPU
 _STREAM_NUMBER = re.compile(r"#\d+")
 
@@ -52,9 +56,9 @@ def line_name(kind: str, stream: str) -> str:
 
 def add_derived_lines(ws: Workspace) -> list[Track]:
     """Give each GPU stream whose kernels name their op (`hlo_op`) its derived `XLA Modules`
-    (where the host's runs are in the profile), `XLA Ops` and `Framework Name Scope` lines, and
-    each TPU's `XLA Ops` line its `Framework Name Scope`, in their device's group; once per
-    trace (a trace that has them is left as it is)."""
+    (where the host's runs are in the profile), `XLA Ops`, `Framework Name Scope` and `Source
+    code` lines, and each TPU's `XLA Ops` line its `Framework Name Scope` and `Source code`, in
+    their device's group; once per trace (a trace that has them is left as it is)."""
     trace = ws.trace
     if trace is None or any(track.derived for track in trace.tracks):
         return []
@@ -70,10 +74,13 @@ def add_derived_lines(ws: Workspace) -> list[Track]:
         add(stream.group, line_name("XLA Ops", stream.name), ops)
         add(stream.group, line_name(SCOPES, stream.name),
             _scope_runs(ops[0], ops[0] + ops[1], instructions, run_of[first_kernel]))
+        add(stream.group, line_name(SOURCE, stream.name),
+            _source_runs(ops[0], ops[0] + ops[1], instructions, run_of[first_kernel]))
     for track in [t for t in trace.tracks if t.name == OPS_TRACK and t.group.startswith("/device:") and not t.derived]:
         programs, runs_started = module_runs_at(trace, track)
-        add(track.group, SCOPES, _scope_runs(track.start_ns, track.end_ns, _instructions_of(ws, track, programs),
-                                             runs_started))
+        instructions = _instructions_of(ws, track, programs)
+        add(track.group, SCOPES, _scope_runs(track.start_ns, track.end_ns, instructions, runs_started))
+        add(track.group, SOURCE, _source_runs(track.start_ns, track.end_ns, instructions, runs_started))
     return added
 
 
@@ -278,13 +285,8 @@ def _scope_runs(start: np.ndarray, end: np.ndarray, instructions: list[HloInstru
         key_of = np.array([prefixes.setdefault(path[: level + 1], len(prefixes)) if len(path) > level else -1
                            for path in paths.values()] + [-1], np.int64)
         key = key_of[code_of]
-        first = np.flatnonzero(np.r_[True, (key[1:] != key[:-1]) | (run[1:] != run[:-1])])
-        keep = key[first] >= 0
-        # a run ends with its last op, or where the next one starts if ops overlapped it (a CUDA
-        # graph runs some at once): a level's spans take one row, and deeper ones stay inside
-        last = np.maximum.reduceat(end, first)
-        ends.append(np.minimum(last, np.r_[start[first[1:]], last[-1]])[keep])
-        first = first[keep]
+        first, level_ends = _key_runs(key, start, end, run)
+        ends.append(level_ends)
         starts.append(start[first])
         parts = {index: prefix[-1] for prefix, index in prefixes.items()}
         names += [parts[k] for k in key[first].tolist()]
@@ -296,6 +298,34 @@ def _scope_runs(start: np.ndarray, end: np.ndarray, instructions: list[HloInstru
     names = [names[i] for i in order.tolist()]
     depth = depth[order]
     return start[order], (end - start)[order], names, lambda i: {"scope level": int(depth[i]) + 1}
+
+
+def _key_runs(key: np.ndarray, start: np.ndarray, end: np.ndarray, run: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each run of consecutive ops of one key in one program run begins (ops of key -1
+    begin none), and where it ends: with its last op, or where the next run starts if ops
+    overlapped it (a CUDA graph runs some at once), so a line's spans take one row."""
+    first = np.flatnonzero(np.r_[True, (key[1:] != key[:-1]) | (run[1:] != run[:-1])]) if len(key) else np.zeros(0, np.intp)
+    if not len(first):
+        return first, first.astype(np.int64)
+    keep = key[first] >= 0
+    last = np.maximum.reduceat(end, first)
+    return first[keep], np.minimum(last, np.r_[start[first[1:]], last[-1]])[keep]
+
+
+def _source_runs(start: np.ndarray, end: np.ndarray, instructions: list[HloInstruction | None],
+                 run: np.ndarray) -> Line:
+    """XProf's `Source code` line: a span per run of consecutive ops made by one line of Python
+    (their instruction's source metadata, `model.py:42`) in one run of their program."""
+    labels: dict[str, int] = {}
+    key = np.array([labels.setdefault(f"{ins.source[0]}:{ins.source[1]}", len(labels))
+                    if ins is not None and ins.source else -1 for ins in instructions], np.int64)
+    known = np.flatnonzero(key >= 0)  # ops without a source (copies XLA added) are passed over
+    key, start, end, run = key[known], start[known], end[known], run[known]
+    first, ends = _key_runs(key, start, end, run)
+    if not len(first):
+        return _NO_LINE
+    names = list(labels)
+    return start[first], ends - start[first], [names[k] for k in key[first].tolist()], lambda i: {}
 
 
 def _program_args(program: str) -> dict:
