@@ -60,6 +60,16 @@ def test_summary_json_of_a_dump_with_its_profile():
     assert scopes["depth"] == 2 and abs(sum(c["share"] for c in scopes["scopes"]) - 1) < 1e-9
     layers = {c["name"] for c in scopes["scopes"]}  # examples/transformer.py's named scopes, forward and backward
     assert {"jit(train_step)/jvp(layer0)", "jit(train_step)/transpose(jvp(layer1))"} <= layers
+    # and by the line of Python each op came from (its metadata's innermost stack frame)
+    sources = {c["name"]: c["total_us"] for c in summary["trace"]["op_sources"]}
+    expected: dict[str, float] = {}
+    for op in ops:
+        source = module.instruction(op["name"]).source
+        key = f"{source[0]}:{source[1]}" if source else "(no source line)"
+        expected[key] = expected.get(key, 0.0) + op["total_us"]
+    assert all(sources[key] >= total - 1e-6 for key, total in expected.items())  # top ops are some of the ops
+    assert abs(sum(sources.values()) - sum(c["total_us"] for c in categories)) < 1e-6
+    assert "examples/transformer.py:57" in sources
     assert summary["warnings"] == [] or all(isinstance(w, str) for w in summary["warnings"])
     assert summary["errors"] == []
 

@@ -611,6 +611,30 @@ async def test_op_time_by_name_scope_and_a_scopes_ops():
         await an_op_then_back(pilot, view, panel, "p", [s.name for s in scopes])
 
 
+async def test_op_time_by_source_line_and_a_lines_ops():
+    """`L`: the top ops added up by the line of Python their instruction came from; Enter lists
+    a line's ops and Enter on one goes to its runs; `L` again: the lines, then closed."""
+    from tui.model.links import group_rates, op_byte_rates, op_instructions, op_sources
+
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view, panel = await open_table(pilot, "L")
+        rows = top_ops(app.workspace)
+        instructions = op_instructions(app.workspace, rows)
+        lines, of = op_sources(rows, instructions)
+        assert [row.name for row in panel.rows] == [line.name for line in lines] and "source line" in panel.title
+        assert sum(line.total_ns for line in lines) == sum(r.total_ns for r in rows)  # every op once
+        assert [row.total_ns for row in panel.rows] == sorted((row.total_ns for row in panel.rows), reverse=True)
+        assert all(name == f"{ins.source[0]}:{ins.source[1]}" for name, ins in zip(of, instructions) if ins and ins.source)
+        assert "examples/transformer.py:57" in of  # the attention's matmuls
+        assert panel.rates["GB/s"] == group_rates(lines, of, rows, op_byte_rates(rows, instructions))
+        await pilot.press("enter")
+        first = lines[0].name
+        assert [row.name for row in panel.rows] == [row.name for row, name in zip(rows, of) if name == first]
+        assert panel.title.startswith(f" {first}:")
+        await an_op_then_back(pilot, view, panel, "L", [line.name for line in lines])
+
+
 async def test_its_runs_from_the_details_screen_jump_to_the_occurrences():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:

@@ -822,6 +822,22 @@ def op_scopes(rows: list[NameStats], instructions: list[HloInstruction | None], 
     return _added_up(rows, of), of
 
 
+NO_SOURCE = "(no source line)"
+
+
+def source_line(ins: HloInstruction | None) -> str:
+    """`model.py:42`: the line of Python the instruction came from (its metadata)."""
+    source = ins.source if ins is not None else None
+    return f"{source[0]}:{source[1]}" if source else NO_SOURCE
+
+
+def op_sources(rows: list[NameStats], instructions: list[HloInstruction | None]) -> tuple[list[NameStats], list[str]]:
+    """Top-ops rows added up by the line of Python their instruction came from, largest total
+    first ("which line of my model takes the device's time"); and each row's line."""
+    of = [source_line(ins) for ins in instructions]
+    return _added_up(rows, of), of
+
+
 def _added_up(rows: list[NameStats], keys: list[str]) -> list[NameStats]:
     """Rows added up by key (`keys[k]` is row k's), largest total first."""
     groups: dict[str, list[NameStats]] = {}

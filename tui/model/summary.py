@@ -59,7 +59,7 @@ def summarize(ws: Workspace) -> dict:
 def _trace_facts(ws: Workspace) -> dict:
     """The profile at a glance, as XProf's overview gives it: size, lost data, devices and their
     peaks, steps, the top XLA ops and the allocators' highest memory (decodes every track)."""
-    from tui.model.links import op_profile, op_scopes
+    from tui.model.links import op_profile, op_scopes, op_sources
     from tui.model.memory import memory_counters
     from tui.model.scopes import parting_depth
     from tui.model.utilization import device_busy
@@ -103,6 +103,10 @@ def _trace_facts(ws: Workspace) -> dict:
     facts["op_scopes"] = {"depth": depth, "scopes": [
         {"name": row.name, "count": row.count, "total_us": row.total_ns / 1000.0, "share": row.total_ns / total if total else 0.0}
         for row in op_scopes(profile.ops, profile.instructions, depth)[0]]} if any(ins is not None for ins in profile.instructions) else None
+    facts["op_sources"] = [{"name": row.name, "count": row.count, "total_us": row.total_ns / 1000.0,
+                            "share": row.total_ns / total if total else 0.0}
+                           for row in op_sources(profile.ops, profile.instructions)[0]] if any(
+        ins is not None and ins.source for ins in profile.instructions) else None
     facts["memory_counters"] = [{"name": c.name, "max_bytes": int(c.value.max())}
                                 for c in memory_counters(trace) if len(c.value) and c.value.max() > 0]
     return facts
@@ -265,6 +269,11 @@ def _trace_lines(trace: dict) -> list[str]:
         shown = ", ".join(f"{c['name']} {c['share']:.1%}" for c in scopes["scopes"][:TOP_SCOPES])
         rest = f", … ({len(scopes['scopes'])} scopes)" if len(scopes["scopes"]) > TOP_SCOPES else ""
         lines.append(f"  XLA op time by name scope ({scopes['depth']} deep): {shown}{rest}")
+    sources = trace["op_sources"]
+    if sources:  # which line of the model's Python takes the time
+        shown = ", ".join(f"{c['name']} {c['share']:.1%}" for c in sources[:TOP_SCOPES])
+        rest = f", … ({len(sources)} lines)" if len(sources) > TOP_SCOPES else ""
+        lines.append(f"  XLA op time by source line: {shown}{rest}")
     for counter in trace["memory_counters"]:
         lines.append(f"  memory: {counter['name']} up to {human_bytes(counter['max_bytes'])}")
     return lines

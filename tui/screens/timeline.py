@@ -22,7 +22,7 @@ from tui.model.derived_lines import add_derived_lines
 from tui.model.errors import InputError
 from tui.model.explain import si
 from tui.model.links import (correlated, events_of_name, group_rates, instruction_for_event, instruction_or_name,
-                             kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes,
+                             kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes, op_sources,
                              program_of, program_ran)
 from tui.model.kernels import KernelStats, kernel_stats
 from tui.model.scopes import DEEPEST, name_scope, parting_depth
@@ -60,6 +60,7 @@ class TimelineScreen(WorkspaceScreen):
         Binding("t", "top_ops", "Top ops"),
         Binding("T", "top_ops('categories')", "Ops by category", show=False),
         Binding("p", "top_ops('scopes')", "Ops by name scope", show=False),
+        Binding("L", "top_ops('sources')", "Ops by source line", show=False),
         Binding("minus", "scope_depth(-1)", "Name scope -", show=False),
         Binding("plus,equals_sign", "scope_depth(1)", "Name scope +", show=False),
         Binding("k", "kernel_stats", "GPU kernels", show=False),
@@ -91,6 +92,7 @@ class TimelineScreen(WorkspaceScreen):
         self._ops: OpProfile | None = None  # the top-ops tables, once worked out
         self._scopes: tuple[list[NameStats], list[str]] | None = None  # the ops by name scope, and each op's
         self._scope_depth: int | None = None  # of that table: where the ops' scopes part, until -/+
+        self._sources: tuple[list[NameStats], list[str]] | None = None  # the ops by source line, and each op's
         self._kernels: KernelStats | None = None  # the GPU kernel table, once worked out
         self._searched: str | None = None
         # No super().on_mount(): Textual calls each class's handler in the MRO itself, the base's
@@ -108,7 +110,7 @@ class TimelineScreen(WorkspaceScreen):
             self.view.set_op_names(op_names(ws), self.view.kernel_ops)
             return
         self._link, self._ops, self._kernels, self._flows = None, None, None, (-1, -1, [])
-        self._scopes = self._scope_depth = None
+        self._scopes = self._scope_depth = self._sources = None
         self._pending = ws.selection
         self.view.set_trace(ws.trace, op_names(ws))
         self._show_trace_facts()
@@ -458,8 +460,9 @@ class TimelineScreen(WorkspaceScreen):
     def action_top_ops(self, table: str = "ops") -> None:
         """`t`: the top XLA ops (again: the trace's facts); `T`: their time by op category, where
         Enter lists that category's ops (XProf's Op Profile); `p`: by JAX name scope (XProf's
-        Framework Op Stats), `-`/`+` a level up or down, Enter lists the scope's ops. The table
-        takes the keys (arrows, Enter, `s` sorts) until it closes or Esc."""
+        Framework Op Stats), `-`/`+` a level up or down, Enter lists the scope's ops; `L`: by the
+        line of Python the ops came from, Enter lists the line's ops. The table takes the keys
+        (arrows, Enter, `s` sorts) until it closes or Esc."""
         if self.trace is None:
             return
         profile = self._ops
@@ -474,6 +477,8 @@ class TimelineScreen(WorkspaceScreen):
     def _table_rows(self, table: str) -> list[NameStats] | None:
         if table == "scopes":
             return self._scopes[0] if self._scopes is not None else None
+        if table == "sources":
+            return self._sources[0] if self._sources is not None else None
         return self._ops.categories if table == "categories" else self._ops.ops
 
     @work(thread=True, exclusive=True, group="timeline-ops")
@@ -499,6 +504,11 @@ class TimelineScreen(WorkspaceScreen):
                                   self._group_rates(profile.categories, profile.category_of))
         elif table == "scopes":
             self._show_scopes()
+        elif table == "sources":
+            self._sources = op_sources(rows, profile.instructions)
+            self.panel.show_table(f" XLA op time by source line: {len(self._sources[0]):,} lines of Python, "
+                                  f"{format_ns(total, 6)} in all (Enter: the line's ops)", self._sources[0], total,
+                                  self._group_rates(*self._sources))
         else:
             tuning = sum(row.total_ns for row in profile.autotuning)
             left_out = f" (XLA's autotuning left out: {format_ns(tuning, 4)})" if tuning else ""
@@ -588,6 +598,9 @@ class TimelineScreen(WorkspaceScreen):
             return
         if self._scopes is not None and self.panel.rows is self._scopes[0]:
             self._show_group(name, self._scopes[1], "p: all scopes")
+            return
+        if self._sources is not None and self.panel.rows is self._sources[0]:
+            self._show_group(name, self._sources[1], "L: all lines")
             return
         if program is not None:
             op = instruction_or_name(self.workspace, program, name)
