@@ -208,6 +208,25 @@ def test_name_scopes_answer_who_holds_the_memory(programs):
     assert split_scope("jit(f)/transpose(jvp(a/b))/dot") == ["jit(f)", "transpose(jvp(a/b))", "dot"]
 
 
+def test_lines_of_python_answer_it_too(programs):
+    """By line of Python: each buffer live at the peak counts for the line that made its
+    defining instruction; the arguments apart."""
+    from tui.model.scopes import BY_LINE
+
+    profile = memory_profile(entry_for(main_hlo(programs["transformer"])))
+    t = profile.peak_time
+    lines = dict(profile.scope_totals(t, BY_LINE))
+    expected: dict[str, int] = {}
+    for row in profile.live_at(t).tolist():
+        ins = profile.values[row].instruction
+        key = (ARGUMENTS_SCOPE if ins.opcode == "parameter" and ins.computation is ins.computation.module.entry
+               else f"{ins.source[0]}:{ins.source[1]}" if ins.source else "(no source line)")
+        expected[key] = expected.get(key, 0) + int(profile.padded[row])
+    assert lines == expected and sum(lines.values()) == profile.live_bytes(t)
+    assert sum(key.split(":")[0].endswith(".py") for key in lines) > 3 and ARGUMENTS_SCOPE in lines
+    assert list(lines.values()) == sorted(lines.values(), reverse=True)
+
+
 def test_instructions_map_to_their_program_point(programs):
     hlo = main_hlo(programs["scan"])
     profile = computed(hlo)

@@ -147,7 +147,7 @@ async def test_memory_follows_an_op_selected_elsewhere():
         assert screen.cursor == profile.sequence.index(dot)
 
 
-async def test_memory_sorts_and_groups_by_name_scope():
+async def test_memory_sorts_and_groups_by_name_scope_or_line_of_python():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await open_memory(pilot)
@@ -162,7 +162,15 @@ async def test_memory_sorts_and_groups_by_name_scope():
         assert any(scope.endswith("/mlp") for scope in scopes)
         await pilot.press("minus", "minus")
         assert screen.depth == 1 and all("/" not in scope for scope, _ in screen.scopes.rows)
-        assert "(depth 1)" in screen_text(app)
+        assert "By name scope, depth 1 (L: by line)" in screen_text(app)
+        await pilot.press("L")  # which line of the model's Python holds the bytes
+        lines = dict(screen.scopes.rows)
+        assert screen.by_line and "By line of Python (L: by name scope)" in screen_text(app)
+        assert sum(lines.values()) == profile.live_bytes(screen.cursor)
+        assert "examples/transformer.py:57" in lines and "(arguments)" in lines
+        await pilot.press("plus")  # a depth key goes back to the name scopes, at the depth they were
+        assert not screen.by_line and screen.depth == 1 and dict(screen.scopes.rows) == {
+            scope: size for scope, size in screen.scopes.rows if "/" not in scope}
 
 
 async def test_memory_of_hlo_text_alone_is_computed(tmp_path):
@@ -323,11 +331,12 @@ async def test_points_kept_or_worked_out_ahead_show_what_a_fresh_look_gives():
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await open_memory(pilot)
         p = screen.profile
-        for key in ("right", "left", "right", "s", "left", "plus", "end", "home", "minus", "end", "s", "p", "m", "s"):
+        for key in ("right", "left", "right", "s", "left", "plus", "end", "L", "home", "minus", "end", "s", "p", "L",
+                    "m", "s"):
             await pilot.press(key)
             rows = screen.table.rows
             assert list(rows) == list(p.live_at(screen.cursor, screen.sort)), key
-            assert screen.scopes.rows == p.scope_totals(screen.cursor, screen.depth), key
+            assert screen.scopes.rows == p.scope_totals(screen.cursor, screen.grouping), key
             assert screen.chart.caption == screen._cursor_line(screen.cursor, len(rows)), key
         await pilot.press("home", "right", "right")  # a point whose neighbours are no jump's
         screen._points.clear()  # what is kept from here on was worked out ahead
@@ -336,8 +345,9 @@ async def test_points_kept_or_worked_out_ahead_show_what_a_fresh_look_gives():
         screen.work_ahead()
         targets = {screen.cursor + 1, screen.cursor - 1, 0, p.end_time, p.peak_time, p.max_time}
         assert len(targets) == 6
-        assert targets <= {point for point, sort, depth in screen._points if (sort, depth) == (screen.sort, screen.depth)}
-        ahead = screen._points[(p.end_time, screen.sort, screen.depth)]
+        assert screen.by_line  # the lines of Python's totals are worked out ahead too
+        assert targets <= {point for point, sort, by in screen._points if (sort, by) == (screen.sort, screen.grouping)}
+        ahead = screen._points[(p.end_time, screen.sort, screen.grouping)]
         await pilot.press("end")
         assert screen.table.rows is ahead.rows and list(ahead.rows) == list(p.live_at(p.end_time, screen.sort))
 

@@ -50,7 +50,7 @@ from tui.model.categories import category_of_event_name, instruction_category
 from tui.model.cost import op_cost
 from tui.model.hlo import HloInstruction, HloModule
 from tui.model.roofline import Chip, profile_chip
-from tui.model.scopes import NO_SCOPE, name_scope
+from tui.model.scopes import NO_SCOPE, name_scope, source_line
 from tui.model.trace import NameStats, Trace, Track, name_stats
 from tui.model.workspace import ModuleEntry, Workspace
 
@@ -820,15 +820,6 @@ def op_scopes(rows: list[NameStats], instructions: list[HloInstruction | None], 
     largest total first; and each row's scope. Ops no module has are `(no op_name)`."""
     of = [name_scope(ins, depth) if ins is not None else NO_SCOPE for ins in instructions]
     return _added_up(rows, of), of
-
-
-NO_SOURCE = "(no source line)"
-
-
-def source_line(ins: HloInstruction | None) -> str:
-    """`model.py:42`: the line of Python the instruction came from (its metadata)."""
-    source = ins.source if ins is not None else None
-    return f"{source[0]}:{source[1]}" if source else NO_SOURCE
 
 
 def op_sources(rows: list[NameStats], instructions: list[HloInstruction | None]) -> tuple[list[NameStats], list[str]]:

@@ -25,7 +25,7 @@ from tui.model.hlo import HloInstruction, HloModule
 from tui.model.live_ranges import (
     LiveRanges, LiveValue, compute_live_ranges, output_aliases, shape_indices, subshape, xla_byte_size,
 )
-from tui.model.scopes import name_scope
+from tui.model.scopes import group_of, name_scope
 from tui.model.workspace import ModuleEntry
 
 SOURCE_LIVE_RANGE = "XLA live-range file"
@@ -250,9 +250,10 @@ class MemoryProfile:
         """The full name scope of a row's defining op."""
         return name_scope(self.values[row].instruction, None)
 
-    def scope_totals(self, time: int, depth: int, live: np.ndarray | None = None) -> list[tuple[str, int]]:
-        """Padded bytes live at `time` per JAX name scope, cut to `depth` components, largest first
-        (`live`: the rows live at `time` when the caller has them already, in any order)."""
+    def scope_totals(self, time: int, depth: int | str, live: np.ndarray | None = None) -> list[tuple[str, int]]:
+        """Padded bytes live at `time` per JAX name scope, cut to `depth` components (BY_LINE: per
+        line of Python), largest first (`live`: the rows live at `time` when the caller has them
+        already, in any order)."""
         names, ids = self._scope_ids(depth)
         rows = np.flatnonzero((self.start <= time) & (self.end >= time)) if live is None else live
         totals = np.bincount(ids[rows], weights=self.padded[rows], minlength=len(names))
@@ -260,10 +261,10 @@ class MemoryProfile:
         order = present[np.argsort(-totals[present], kind="stable")]
         return list(zip([names[i] for i in order.tolist()], totals[order].astype(np.int64).tolist()))
 
-    def _scope_ids(self, depth: int) -> tuple[list[str], np.ndarray]:
+    def _scope_ids(self, depth: int | str) -> tuple[list[str], np.ndarray]:
         if depth not in self._scopes:
             index: dict[str, int] = {}
-            ids = np.fromiter((index.setdefault(name_scope(v.instruction, depth), len(index)) for v in self.values),
+            ids = np.fromiter((index.setdefault(group_of(v.instruction, depth), len(index)) for v in self.values),
                               np.int64, len(self.values))
             self._scopes[depth] = (list(index), ids)
         return self._scopes[depth]

@@ -1,6 +1,7 @@
-"""JAX name scopes: an instruction's `op_name` (`jit(step)/jit(main)/layer3/attn/dot_general`)
-without the op itself, cut to a depth. The memory screen adds bytes up by them, the timeline
-time ("which part of my model holds the memory, takes the time")."""
+"""Where an instruction came from in the model: its JAX name scope, the `op_name`
+(`jit(step)/jit(main)/layer3/attn/dot_general`) without the op itself, cut to a depth; or the
+line of Python that made it (`model.py:42`). The memory screen adds bytes up by them, the
+timeline time ("which part of my model holds the memory, takes the time")."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from tui.model.hlo import HloInstruction
 
 ARGUMENTS_SCOPE = "(arguments)"
 NO_SCOPE = "(no op_name)"
+NO_SOURCE = "(no source line)"
+BY_LINE = "line"  # in place of a depth: group by the line of Python (group_of)
 DEEPEST = 12  # the deepest level a table of time by name scope goes to
 
 
@@ -36,6 +39,22 @@ def name_scope(ins: HloInstruction, depth: int | None) -> str:
     if len(parts) > 1:
         parts = parts[:-1]
     return "/".join(parts[:depth]) if parts else NO_SCOPE
+
+
+def source_line(ins: HloInstruction | None) -> str:
+    """`model.py:42`: the line of Python the instruction came from (its metadata)."""
+    source = ins.source if ins is not None else None
+    return f"{source[0]}:{source[1]}" if source else NO_SOURCE
+
+
+def group_of(ins: HloInstruction, depth: int | str) -> str:
+    """The instruction's name scope `depth` parts deep, or with BY_LINE its line of Python (the
+    entry's parameters: the arguments)."""
+    if depth != BY_LINE:
+        return name_scope(ins, depth)
+    if ins.opcode == "parameter" and ins.computation is ins.computation.module.entry:
+        return ARGUMENTS_SCOPE
+    return source_line(ins)
 
 
 def parting_depth(instructions: list[HloInstruction | None], most: int = DEEPEST) -> int:

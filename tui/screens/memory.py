@@ -24,6 +24,7 @@ from tui.model.categories import instruction_category
 from tui.model.memory import SORTS, MemoryProfile, memory_counters, memory_profile, space_name, why_no_profile
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
+from tui.model.scopes import BY_LINE
 from tui.model.workspace import ModuleEntry, Selection, Workspace
 from tui.screens.base import WorkspaceScreen
 from tui.widgets.buffer_table import BufferTable
@@ -39,7 +40,7 @@ TRACE_ONLY_SERIES = 8  # bands in the whole-screen chart of a profile without a 
 _BOLD, _DIM, _ITALIC = Style(bold=True), Style(dim=True), Style(italic=True)
 SORT_COLUMNS = {"size": "size", "padding waste": "padding", "program order": "live"}
 POINTS_KEPT = 16  # program points whose buffers and scope totals are kept (recent ones, and those worked out ahead)
-KEY_HINT = "keys: ←/→ step  shift+←/→ a column  home/end  ↑/↓ buffers  -/+ scope depth"
+KEY_HINT = "keys: ←/→ step  shift+←/→ a column  home/end  ↑/↓ buffers  -/+ scope depth  L by line"
 
 
 class MemoryScreen(WorkspaceScreen):
@@ -73,6 +74,7 @@ class MemoryScreen(WorkspaceScreen):
         Binding("s", "sort", "Sort"),
         Binding("minus", "depth(-1)", "Scope -", show=False),
         Binding("plus,equals_sign", "depth(1)", "Scope +", show=False),
+        Binding("L", "by_line", "By line of Python", show=False),
         Binding("g", "graph", "Defining op"),
     ]
 
@@ -82,6 +84,7 @@ class MemoryScreen(WorkspaceScreen):
         self.cursor = 0
         self.sort = SORTS[0]
         self.depth = 3
+        self.by_line = False  # the side list adds bytes up by line of Python, not by name scope (L)
         self.selected_row: int | None = None
         self._seen = Selection()
         self._choosing = False  # a buffer chosen here is being broadcast
@@ -110,7 +113,7 @@ class MemoryScreen(WorkspaceScreen):
         program, over_time = self.profile is not None, self.over_time is not None  # keys about nothing shown give way
         if action == "jump" and parameters == ("highest",):
             return over_time
-        if action == "jump" and parameters in (("peak",), ("max",)) or action in ("sort", "graph", "depth"):
+        if action == "jump" and parameters in (("peak",), ("max",)) or action in ("sort", "graph", "depth", "by_line"):
             return program
         return True
 
@@ -282,12 +285,12 @@ class MemoryScreen(WorkspaceScreen):
         """The buffers live at `point`, the scope totals and the cursor line, kept for the
         points shown or worked out lately: a jump back, or to a point worked out ahead while
         the screen stood still, costs a lookup."""
-        key = (point, self.sort, self.depth)
+        key = (point, self.sort, self.grouping)
         found = self._points.get(key)
         if found is None:
             p = self.profile
             rows = p.live_at(point, self.sort)
-            found = self._points[key] = _Point(rows, p.scope_totals(point, self.depth, rows),
+            found = self._points[key] = _Point(rows, p.scope_totals(point, self.grouping, rows),
                                                self._cursor_line(point, len(rows)))
             while len(self._points) > POINTS_KEPT:
                 self._points.popitem(last=False)
@@ -301,7 +304,7 @@ class MemoryScreen(WorkspaceScreen):
         p = self.profile
         if p is None:
             return True  # the profile's arrival wakes the pane (_loaded)
-        if not self._still.stood_still((self.cursor, self.sort, self.depth, p)):
+        if not self._still.stood_still((self.cursor, self.sort, self.grouping, p)):
             return self._still.settled
         column = max(1, -(-(p.end_time + 1) // self.chart.plot_width))
         for point in (self.cursor + 1, self.cursor - 1, self.cursor + column, self.cursor - column,
@@ -319,8 +322,14 @@ class MemoryScreen(WorkspaceScreen):
             line += [Segment(f"  {name} "), Segment(human_bytes(int(values[point])), _BOLD)]
         self.chart.set_caption(line)
 
+    @property
+    def grouping(self) -> int | str:
+        """What the side list adds bytes up by: a name scope depth, or BY_LINE."""
+        return BY_LINE if self.by_line else self.depth
+
     def _show_scopes(self, at: _Point) -> None:
-        self.scopes.set_rows(f"By name scope at the cursor (depth {self.depth})", at.scopes, self.profile.max_bytes)
+        title = "By line of Python (L: by name scope)" if self.by_line else f"By name scope, depth {self.depth} (L: by line)"
+        self.scopes.set_rows(title, at.scopes, self.profile.max_bytes)
 
     def _cursor_line(self, point: int, count: int) -> list[Segment]:
         """`#117/222 fusion.3 = fusion kLoop f32[..]  · live 4.9 MiB in 76 buffers  op_name`."""
@@ -376,7 +385,16 @@ class MemoryScreen(WorkspaceScreen):
         self._move(self.cursor)
 
     def action_depth(self, delta: int) -> None:
-        self.depth = max(1, min(12, self.depth + delta))
+        """A name scope level up or down (from the lines of Python: back to the scopes)."""
+        if not self.by_line:
+            self.depth = max(1, min(12, self.depth + delta))
+        self.by_line = False
+        if self.profile is not None:
+            self._show_scopes(self._at(self.cursor))
+
+    def action_by_line(self) -> None:
+        """`L`: the side list by line of Python, or back by name scope."""
+        self.by_line = not self.by_line
         if self.profile is not None:
             self._show_scopes(self._at(self.cursor))
 
