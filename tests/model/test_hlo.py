@@ -119,6 +119,23 @@ def test_while_and_conditional_computations_are_classified(programs):
     assert {"while body", "while condition", "branch", "entry"} <= kinds
 
 
+def test_the_ops_one_line_of_python_made(programs):
+    """`made_by`: every instruction of the program (not inside an op's own computation: a
+    fusion's, a reducer) whose source is that line, in program order; on a scan, the loop body's
+    ops too."""
+    module = parse_hlo(hlo_files(programs["scan"])[-1].read_text())
+    inside_ops = {"fusion", "reducer", "comparator", "select", "scatter"}
+    everything = [(c, ins) for c in module.computations for ins in c.instructions if ins.source]
+    lines = {ins.source for _, ins in everything}
+    assert len(lines) >= 3
+    for line in lines:
+        expected = [ins for c, ins in everything if ins.source == line and c.kind not in inside_ops]
+        assert module.made_by(line) == expected
+    body = [ins for c, ins in everything if c.kind == "while body" and ins.opcode != "parameter"]
+    assert body and any(ins in module.made_by(ins.source) for ins in body)
+    assert module.made_by(("nowhere.py", 1)) == []
+
+
 def test_stack_frames_resolve_to_the_python_call_chain(tmp_path):
     import jax
     import jax.numpy as jnp

@@ -117,6 +117,23 @@ async def test_a_held_j_has_the_next_page_laid_out_between_repeats(monkeypatch):
         assert app.workspace.instruction is order[start + 3]
 
 
+async def test_the_ops_the_same_line_of_python_made_are_links():
+    """Below the source: the other ops its line of Python made (dot.35 is one of three from
+    transformer.py:70), each a link; Enter on one selects it."""
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        view, text = await details_of(pilot, "dot.35")
+        module = app.workspace.instruction.computation.module
+        made = module.made_by(("examples/transformer.py", 70))
+        assert [ins.name for ins in made] == ["ynn_fusion.30", "dot.35", "copy_bitcast_fusion.4"]
+        assert "Ops made by the same line of Python, examples/transformer.py:70 (3)" in text
+        targets = [target for _, target in view.page.links]
+        assert targets[-3:] == made  # the page's last links
+        view.link_at = len(targets) - 1
+        await pilot.press("enter")
+        assert app.workspace.instruction is made[-1]
+
+
 async def test_a_sharded_all_reduce_explained():
     app = XlaTuiApp(SHARDED)
     async with app.run_test(size=(160, 45)) as pilot:

@@ -212,6 +212,9 @@ class HloComputation:
         self._users_done = True
 
 
+# Computations whose instructions run as ops of the program (the others are inside one op).
+_PROGRAM_KINDS = frozenset({"entry", "while body", "while condition", "branch", "called", "async"})
+
 # What each way of being called makes a computation, for `HloComputation.kind`.
 _CALL_KIND = {
     "calls": "called", "to_apply": "reducer", "body": "while body", "condition": "while condition",
@@ -252,6 +255,23 @@ class HloModule:
     def instructions(self):
         for c in self.computations:
             yield from c.instructions
+
+    def made_by(self, source: tuple[str, int]) -> list[HloInstruction]:
+        """The instructions one line of Python made (file, line), in program order, each
+        computation's in turn; those inside an op's computation (a fusion's, a reducer) left out:
+        the op stands for them."""
+        return self._by_source.get(source, [])
+
+    @cached_property
+    def _by_source(self) -> dict[tuple[str, int], list[HloInstruction]]:
+        found: dict[tuple[str, int], list[HloInstruction]] = {}
+        for computation in self.computations:
+            if computation.kind in _PROGRAM_KINDS:
+                for ins in computation.instructions:
+                    source = ins.source
+                    if source is not None:
+                        found.setdefault(source, []).append(ins)
+        return found
 
     @cached_property
     def instruction_count(self) -> int:

@@ -160,6 +160,8 @@ class DetailsScreen(WorkspaceScreen):
             lambda: _section("Source", self._source(ins)),
             lambda: _section("Cost (XLA's HloCostAnalysis conventions)", KeyValues(_cost_rows(self._cost_model().work(ins)))),
             lambda: _section("Profile", self._profile(ins, self._cost_model().work(ins))),
+            *([lambda: self._link_rows(f"Ops made by the same line of Python, {ins.source[0]}:{ins.source[1]}",
+                                       ins.computation.module.made_by(ins.source), platform)] if ins.source else []),
         ]
 
     def work_ahead(self) -> bool:
