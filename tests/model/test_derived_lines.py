@@ -244,6 +244,7 @@ def test_the_ops_python_lines_lie_above_them(workspace):
                 op_spans.append((int(ops.start_ns[i]), int(ops.end_ns[i]), source))
         assert len({source for *_, source in op_spans}) > 3  # the model's lines, not one
         _check_source_line(line, op_spans, list(zip(runs.start_ns.tolist(), runs.end_ns.tolist())))
+        _spans_open_an_op_of_their_line(workspace, line)
 
 
 def test_a_tpus_ops_get_their_python_lines_too(corpus):
@@ -265,6 +266,17 @@ def test_a_tpus_ops_get_their_python_lines_too(corpus):
             op_spans.append((int(ops.start_ns[i]), int(ops.end_ns[i]), source))
     (line,) = [t for t in added if t.group == group and t.name == SOURCE]
     _check_source_line(line, op_spans, list(zip(modules.start_ns.tolist(), modules.end_ns.tolist())))
+    _spans_open_an_op_of_their_line(ws, line)
+
+
+def _spans_open_an_op_of_their_line(ws, line):
+    """Enter on a span selects its first op (links.instruction_for_event), one its line made."""
+    from tui.model.links import instruction_for_event
+
+    for i in range(0, line.count, max(1, line.count // 25)):
+        label, name = instruction_for_event(ws, line, i)
+        ins = next(entry for entry in ws.modules if entry.label == label).load().instruction(name)
+        assert f"{ins.source[0]}:{ins.source[1]}" == line.event_name(i), (i, name)
 
 
 def test_the_summary_gives_each_programs_runs_on_the_devices(workspace, corpus):

@@ -75,7 +75,7 @@ def add_derived_lines(ws: Workspace) -> list[Track]:
         add(stream.group, line_name(SCOPES, stream.name),
             _scope_runs(ops[0], ops[0] + ops[1], instructions, run_of[first_kernel]))
         add(stream.group, line_name(SOURCE, stream.name),
-            _source_runs(ops[0], ops[0] + ops[1], instructions, run_of[first_kernel]))
+            _source_runs(ops[0], ops[0] + ops[1], instructions, run_of[first_kernel], ops[3]))
     for track in [t for t in trace.tracks if t.name == OPS_TRACK and t.group.startswith("/device:") and not t.derived]:
         programs, runs_started = module_runs_at(trace, track)
         instructions = _instructions_of(ws, track, programs)
@@ -313,9 +313,11 @@ def _key_runs(key: np.ndarray, start: np.ndarray, end: np.ndarray, run: np.ndarr
 
 
 def _source_runs(start: np.ndarray, end: np.ndarray, instructions: list[HloInstruction | None],
-                 run: np.ndarray) -> Line:
+                 run: np.ndarray, op_args: Callable[[int], dict] | None = None) -> Line:
     """XProf's `Source code` line: a span per run of consecutive ops made by one line of Python
-    (their instruction's source metadata, `model.py:42`) in one run of their program."""
+    (their instruction's source metadata, `model.py:42`) in one run of their program. A span's
+    stats name its first op (`hlo_op`, and its program from `op_args`, a derived ops line's), so
+    Enter on it opens that op, whose details list all the line made."""
     labels: dict[str, int] = {}
     key = np.array([labels.setdefault(f"{ins.source[0]}:{ins.source[1]}", len(labels))
                     if ins is not None and ins.source else -1 for ins in instructions], np.int64)
@@ -325,7 +327,14 @@ def _source_runs(start: np.ndarray, end: np.ndarray, instructions: list[HloInstr
     if not len(first):
         return _NO_LINE
     names = list(labels)
-    return start[first], ends - start[first], [names[k] for k in key[first].tolist()], lambda i: {}
+    first_op = known[first]
+
+    def args_of(i: int) -> dict:
+        k = int(first_op[i])
+        program = {key: value for key, value in op_args(k).items() if key in (HLO_MODULE, PROGRAM_ID)} if op_args else {}
+        return {HLO_OP: instructions[k].name, **program}
+
+    return start[first], ends - start[first], [names[k] for k in key[first].tolist()], args_of
 
 
 def _program_args(program: str) -> dict:
