@@ -34,7 +34,7 @@ from tui.model.hlo import HloInstruction
 from tui.model.links import (CORRELATION, HLO_MODULE, HLO_OP, MODULES_TRACK, OPS_TRACK, PROGRAM_ID, instruction_in,
                              kernel_ops, kernel_programs, kernel_tracks, module_name, module_runs_at,
                              op_program_keys, op_program_of)
-from tui.model.scopes import split_scope
+from tui.model.scopes import source_line, split_scope
 from tui.model.trace import Trace, Track
 from tui.model.workspace import Workspace
 
@@ -304,9 +304,9 @@ def _key_runs(key: np.ndarray, start: np.ndarray, end: np.ndarray, run: np.ndarr
     """Where each run of consecutive ops of one key in one program run begins (ops of key -1
     begin none), and where it ends: with its last op, or where the next run starts if ops
     overlapped it (a CUDA graph runs some at once), so a line's spans take one row."""
-    first = np.flatnonzero(np.r_[True, (key[1:] != key[:-1]) | (run[1:] != run[:-1])]) if len(key) else np.zeros(0, np.intp)
-    if not len(first):
-        return first, first.astype(np.int64)
+    if not len(key):
+        return np.zeros(0, np.intp), np.zeros(0, np.int64)
+    first = np.flatnonzero(np.r_[True, (key[1:] != key[:-1]) | (run[1:] != run[:-1])])
     keep = key[first] >= 0
     last = np.maximum.reduceat(end, first)
     return first[keep], np.minimum(last, np.r_[start[first[1:]], last[-1]])[keep]
@@ -319,8 +319,8 @@ def _source_runs(start: np.ndarray, end: np.ndarray, instructions: list[HloInstr
     stats name its first op (`hlo_op`, and its program from `op_args`, a derived ops line's), so
     Enter on it opens that op, whose details list all the line made."""
     labels: dict[str, int] = {}
-    key = np.array([labels.setdefault(f"{ins.source[0]}:{ins.source[1]}", len(labels))
-                    if ins is not None and ins.source else -1 for ins in instructions], np.int64)
+    key = np.array([labels.setdefault(source_line(ins), len(labels)) if ins is not None and ins.source else -1
+                    for ins in instructions], np.int64)
     known = np.flatnonzero(key >= 0)  # ops without a source (copies XLA added) are passed over
     key, start, end, run = key[known], start[known], end[known], run[known]
     first, ends = _key_runs(key, start, end, run)
@@ -331,7 +331,7 @@ def _source_runs(start: np.ndarray, end: np.ndarray, instructions: list[HloInstr
 
     def args_of(i: int) -> dict:
         k = int(first_op[i])
-        program = {key: value for key, value in op_args(k).items() if key in (HLO_MODULE, PROGRAM_ID)} if op_args else {}
+        program = {stat: value for stat, value in op_args(k).items() if stat in (HLO_MODULE, PROGRAM_ID)} if op_args else {}
         return {HLO_OP: instructions[k].name, **program}
 
     return start[first], ends - start[first], [names[k] for k in key[first].tolist()], args_of

@@ -27,6 +27,7 @@ from tui.model.graph_layout import short_shape
 from tui.model.hlo import HloInstruction
 from tui.model.links import TraceLinks, program_of
 from tui.model.roofline import profile_chip, roofline
+from tui.model.scopes import source_line
 from tui.model.shapes import human_bytes
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
@@ -160,7 +161,7 @@ class DetailsScreen(WorkspaceScreen):
             lambda: _section("Source", self._source(ins)),
             lambda: _section("Cost (XLA's HloCostAnalysis conventions)", KeyValues(_cost_rows(self._cost_model().work(ins)))),
             lambda: _section("Profile", self._profile(ins, self._cost_model().work(ins))),
-            *([lambda: self._link_rows(f"Ops made by the same line of Python, {ins.source[0]}:{ins.source[1]}",
+            *([lambda: self._link_rows(f"Ops made by the same line of Python, {source_line(ins)}",
                                        ins.computation.module.made_by(ins.source), platform)] if ins.source else []),
         ]
 
