@@ -179,7 +179,7 @@ def test_the_ops_name_scopes_nest_above_them(workspace):
 def test_a_tpus_ops_get_their_name_scopes_too(corpus):
     """On a TPU the line comes from its own XLA Ops line (the v6e profile's programs are in it)."""
     from tui.model.derived_lines import SCOPES, SOURCE
-    from tui.model.links import OPS_TRACK, instruction_in, program_runs
+    from tui.model.links import OPS_TRACK
 
     ws = load_workspace([corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb"])
     trace = ws.trace
@@ -187,14 +187,23 @@ def test_a_tpus_ops_get_their_name_scopes_too(corpus):
     devices = sorted({t.group for t in trace.tracks if t.name == OPS_TRACK})
     assert sorted(t.group for t in added if t.name == SCOPES) == devices and {t.name for t in added} == {SCOPES, SOURCE}
     ops = next(t for t in trace.tracks if t.name == OPS_TRACK and t.group == devices[0])
+    _check_scope_line(next(t for t in added if t.group == devices[0]), _tpu_op_spans(ws, ops, _scope_parts))
+
+
+def _tpu_op_spans(ws, ops, label_of) -> list[tuple[int, int, object]]:
+    """(start, end, label) of each op of a TPU's XLA Ops line whose instruction (in the program
+    running then) `label_of` labels."""
+    from tui.model.links import instruction_in, program_runs
+
+    trace = ws.trace
     runs = program_runs(trace, ops)
     op_spans = []
     for i in range(ops.count):
         found = instruction_in(ws, trace.names[runs[i]] if runs[i] >= 0 else None, ops.event_name(i))
-        parts = _scope_parts(found[1] if found else None)
-        if parts:
-            op_spans.append((int(ops.start_ns[i]), int(ops.end_ns[i]), parts))
-    _check_scope_line(next(t for t in added if t.group == devices[0]), op_spans)
+        label = label_of(found[1] if found else None)
+        if label:
+            op_spans.append((int(ops.start_ns[i]), int(ops.end_ns[i]), label))
+    return op_spans
 
 
 def _check_source_line(line, op_spans, runs):
@@ -249,7 +258,7 @@ def test_the_ops_python_lines_lie_above_them(workspace):
 
 def test_a_tpus_ops_get_their_python_lines_too(corpus):
     from tui.model.derived_lines import SOURCE
-    from tui.model.links import MODULES_TRACK, OPS_TRACK, instruction_in, program_runs
+    from tui.model.links import MODULES_TRACK, OPS_TRACK
 
     ws = load_workspace([corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb"])
     trace = ws.trace
@@ -257,15 +266,8 @@ def test_a_tpus_ops_get_their_python_lines_too(corpus):
     group = sorted({t.group for t in trace.tracks if t.name == OPS_TRACK})[0]
     ops = next(t for t in trace.tracks if t.name == OPS_TRACK and t.group == group)
     modules = next(t for t in trace.tracks if t.name == MODULES_TRACK and t.group == group)
-    runs = program_runs(trace, ops)
-    op_spans = []
-    for i in range(ops.count):
-        found = instruction_in(ws, trace.names[runs[i]] if runs[i] >= 0 else None, ops.event_name(i))
-        source = _source(found[1] if found else None)
-        if source:
-            op_spans.append((int(ops.start_ns[i]), int(ops.end_ns[i]), source))
     (line,) = [t for t in added if t.group == group and t.name == SOURCE]
-    _check_source_line(line, op_spans, list(zip(modules.start_ns.tolist(), modules.end_ns.tolist())))
+    _check_source_line(line, _tpu_op_spans(ws, ops, _source), list(zip(modules.start_ns.tolist(), modules.end_ns.tolist())))
     _spans_open_an_op_of_their_line(ws, line)
 
 
