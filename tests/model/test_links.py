@@ -80,3 +80,27 @@ def test_tpu_style_profile_uses_module_events_for_the_step(tmp_path):
     for n, ins in enumerate(ops):
         runs = links.occurrences(ins)
         assert runs.count == 2 and runs.total_ns == 2 * (50 + n) * 1000
+
+
+def test_an_async_ops_start_and_wait_on_a_tpu_get_no_rates(corpus):
+    """On the v6e host-offload profile a copy-start's event is its issue (5 GiB in a few ns:
+    petabytes a second) and a copy-done's is the core waiting: neither gets a FLOP/s or bytes/s
+    (nor a share of the chip's peaks); the fusions beside them keep theirs. On a GPU the same
+    opcodes' kernels are the work itself."""
+    from tui.model.inputs import load_workspace
+    from tui.model.links import op_byte_rates, op_flop_rates, op_profile, only_issues_or_waits
+
+    ws = load_workspace([corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb"])
+    profile = op_profile(ws)
+    asyncs = [k for k, ins in enumerate(profile.instructions) if ins is not None and ins.opcode in ("copy-start", "copy-done")]
+    others = [k for k, ins in enumerate(profile.instructions) if ins is not None and ins.opcode == "fusion"]
+    assert len(asyncs) >= 8 and others
+    flops, moved = profile.utilization()
+    assert all(profile.rates[k] is None and profile.byte_rates[k] is None and moved[k] is None for k in asyncs)
+    naive = op_byte_rates(profile.ops, profile.instructions)  # what the issue's time would make of them
+    assert max(naive[k] for k in asyncs) > 1e15  # a petabyte a second and more
+    assert all(profile.byte_rates[k] == naive[k] is not None for k in others)
+    assert all(profile.rates[k] == op_flop_rates(profile.ops, profile.instructions)[k] for k in others)
+    gpu = load_workspace([FIXTURES / "gpu"])
+    copy_start = profile.instructions[asyncs[0]]
+    assert only_issues_or_waits(copy_start, ws.trace) and not only_issues_or_waits(copy_start, gpu.trace)

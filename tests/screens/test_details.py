@@ -253,3 +253,17 @@ ENTRY %main (a: bf16[4096,4096], b: bf16[4096,4096]) -> bf16[4096,4096] {
         # whose ridge a 4096-cube bf16 matmul (1365 FLOPs a byte) is far above.
         assert "compute bound on AMD Instinct MI300X (ridge 247 FLOP/B)" in flat
         assert "peaks 1.31 PFLOP/s, 5.3 TB/s (from the vendor's data sheet)" in flat
+
+
+async def test_an_async_copys_wait_on_a_tpu_is_not_taken_for_its_work(corpus):
+    """copy-done.2 on the v6e host-offload profile: its runs are the core waiting for the copy,
+    so the page gives their time but no rate and no roofline bound."""
+    app = XlaTuiApp(corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        _, text = await details_of(pilot, "copy-done.2")
+        flat = " ".join(text.split())
+        assert "occurrences 400" in flat
+        assert "not measured: this event only waits for the async op" in flat
+        assert "bound" not in flat.split("Profile", 1)[1].split("Ops made by", 1)[0]

@@ -727,6 +727,7 @@ def top_ops(ws: Workspace) -> list[NameStats]:
     trace = ws.trace
     if trace is None:
         return []
+    trace.decode_all()  # every name in the table before it is read by name id
     table = _OpTable()
     kernels = kernel_tracks(trace)
     for k in kernels:
@@ -776,9 +777,23 @@ def op_profile(ws: Workspace) -> OpProfile:
     instructions = op_instructions(ws, ops)
     ops = [row if ins is None else row._replace(name=ins.name) for row, ins in zip(ops, instructions)]
     categories, category_of = op_categories(ops, instructions)
-    return OpProfile(ops, op_flop_rates(ops, instructions), op_byte_rates(ops, instructions), category_of, categories,
+    ran = [None if ins is not None and only_issues_or_waits(ins, ws.trace) else ins for ins in instructions]
+    return OpProfile(ops, op_flop_rates(ops, ran), op_byte_rates(ops, ran), category_of, categories,
                      instructions, [row for row, trial in zip(rows, tuning) if trial],
                      profile_chip(ws.trace.devices.values()) if ws.trace is not None else None)
+
+
+ASYNC_HALVES = ("-start", "-done", "-update")  # an async op's events: `copy-start`, `all-gather-done`
+
+
+def only_issues_or_waits(ins: HloInstruction, trace: Trace | None) -> bool:
+    """Whether an op's events time only its start or its wait: an async op's start or done on
+    a TPU's or a host's op line, where the copy or collective itself runs between the two (a
+    TPU's `Async XLA Ops` line draws it) while other ops run. Its FLOP/s and bytes/s would be
+    its bytes over the issue (a copy-start's 5 GiB in 6 ns: petabytes a second). A GPU's
+    kernels are the work itself, start or done."""
+    async_op = ins.opcode.endswith(ASYNC_HALVES) or ins.opcode in ("send", "recv")
+    return async_op and trace is not None and not kernel_tracks(trace)
 
 
 def autotuning_programs(programs: Iterable[str | None]) -> set[str]:

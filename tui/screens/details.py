@@ -25,7 +25,7 @@ from tui.model.categories import instruction_category
 from tui.model.cost import CostModel
 from tui.model.graph_layout import short_shape
 from tui.model.hlo import HloInstruction
-from tui.model.links import TraceLinks, program_of
+from tui.model.links import TraceLinks, only_issues_or_waits, program_of
 from tui.model.roofline import profile_chip, roofline
 from tui.model.scopes import source_line
 from tui.model.shapes import human_bytes
@@ -280,6 +280,11 @@ class DetailsScreen(WorkspaceScreen):
         if kernels:
             rows.append(("kernels", kernels))
         seconds = runs.mean_ns / 1e9
+        if only_issues_or_waits(ins, links.trace):
+            half = "waits for" if ins.opcode.endswith("-done") else "starts"
+            rows.append(("achieved", f"not measured: this event only {half} the async op, whose work runs between "
+                                     "its start and done, beside other ops"))
+            return KeyValues(rows)
         if cost.known and seconds > 0:
             rows.append(("achieved", f"{explain.si(cost.flops / seconds, 'FLOP/s')}, "
                                      f"{explain.si(cost.bytes_accessed / seconds, 'B/s')}"))
