@@ -168,9 +168,17 @@ async def test_memory_sorts_and_groups_by_name_scope_or_line_of_python():
         assert screen.by_line and "By line of Python (L: by name scope)" in screen_text(app)
         assert sum(lines.values()) == profile.live_bytes(screen.cursor)
         assert "examples/transformer.py:57" in lines and "(arguments)" in lines
+        table = app.screen.table  # its last column follows: each buffer's line (wide enough to show)
+        await pilot.resize_terminal(300, 40)
+        await pilot.pause()
+        header = "".join(segment.text for segment in table.render_line(0))
+        first = "".join(segment.text for segment in table.render_line(1)).rstrip(" ▐")
+        assert "source line" in header and "name scope" not in header
+        assert first.endswith(profile.line_of(int(table.rows[table.top])))
         await pilot.press("plus")  # a depth key goes back to the name scopes, at the depth they were
         assert not screen.by_line and screen.depth == 1 and dict(screen.scopes.rows) == {
             scope: size for scope, size in screen.scopes.rows if "/" not in scope}
+        assert "name scope" in "".join(segment.text for segment in table.render_line(0))
 
 
 async def test_memory_of_hlo_text_alone_is_computed(tmp_path):

@@ -25,7 +25,7 @@ from tui.model.hlo import HloInstruction, HloModule
 from tui.model.live_ranges import (
     LiveRanges, LiveValue, compute_live_ranges, output_aliases, shape_indices, subshape, xla_byte_size,
 )
-from tui.model.scopes import group_of, name_scope
+from tui.model.scopes import BY_LINE, group_of, name_scope
 from tui.model.workspace import ModuleEntry
 
 SOURCE_LIVE_RANGE = "XLA live-range file"
@@ -249,6 +249,10 @@ class MemoryProfile:
     def scope_of(self, row: int) -> str:
         """The full name scope of a row's defining op."""
         return name_scope(self.values[row].instruction, None)
+
+    def line_of(self, row: int) -> str:
+        """The line of Python that made a row's defining op (the arguments: `(arguments)`)."""
+        return group_of(self.values[row].instruction, BY_LINE)
 
     def scope_totals(self, time: int, depth: int | str, live: np.ndarray | None = None) -> list[tuple[str, int]]:
         """Padded bytes live at `time` per JAX name scope, cut to `depth` components (BY_LINE: per

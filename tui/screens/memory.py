@@ -389,12 +389,14 @@ class MemoryScreen(WorkspaceScreen):
         if not self.by_line:
             self.depth = max(1, min(12, self.depth + delta))
         self.by_line = False
+        self.table.set_by_line(False)
         if self.profile is not None:
             self._show_scopes(self._at(self.cursor))
 
     def action_by_line(self) -> None:
-        """`L`: the side list by line of Python, or back by name scope."""
+        """`L`: the side list (and the table's last column) by line of Python, or back by name scope."""
         self.by_line = not self.by_line
+        self.table.set_by_line(self.by_line)
         if self.profile is not None:
             self._show_scopes(self._at(self.cursor))
 

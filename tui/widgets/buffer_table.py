@@ -51,6 +51,7 @@ class BufferTable(LineCache, Viewport, Widget, can_focus=True, inherit_bindings=
         self.rows = np.zeros(0, np.int64)
         self.cursor = 0
         self.sorted_by = "size"  # the column marked in the header: size, padding or live
+        self.by_line = False  # the last column: each buffer's line of Python, not its name scope
         # Told the buffer (a value row of the profile) the cursor is on: called, not a message, so
         # what the screen shows for it is in the same frame as the cursor (a message comes a frame later).
         self.highlighted: Callable[[int], None] = lambda row: None
@@ -99,6 +100,13 @@ class BufferTable(LineCache, Viewport, Widget, can_focus=True, inherit_bindings=
     def set_sorted_by(self, column: str) -> None:
         self.sorted_by = column
         self.refresh_view_lines([0])
+
+    def set_by_line(self, by_line: bool) -> None:
+        """The last column: the line of Python that made each buffer, or its name scope."""
+        if by_line != self.by_line:
+            self.by_line = by_line
+            self.strip_cache.clear()
+            self.refresh()
 
     @property
     def current(self) -> int | None:
@@ -162,8 +170,9 @@ class BufferTable(LineCache, Viewport, Widget, can_focus=True, inherit_bindings=
         if y == 0:
             key = ("header", width, self.sorted_by)
             if key not in cache:
-                segments = [Segment(_cell(name + (" ▼" if name == self.sorted_by else ""), w, align), _HEADER)
-                            for name, w, align in COLUMNS]
+                titles = {"name scope": "source line"} if self.by_line else {}
+                segments = [Segment(_cell(titles.get(name, name) + (" ▼" if name == self.sorted_by else ""), w, align),
+                                    _HEADER) for name, w, align in COLUMNS]
                 cache[key] = self.drawn_strip(
                     Strip(segments).crop(0, width).extend_cell_length(width).apply_style(self.base_style))
             return cache[key]
@@ -196,7 +205,7 @@ class BufferTable(LineCache, Viewport, Widget, can_focus=True, inherit_bindings=
             "padding": (human_bytes(waste) if waste else "-", Style(color="#ffaf00") if waste else _DIM),
             "shape": (p.values[row].shape.text, _DIM),
             "allocation": (allocation, _DIM),
-            "name scope": (p.scope_of(row), _DIM),
+            "name scope": (p.line_of(row) if self.by_line else p.scope_of(row), _DIM),
         }
         segments = [Segment(_cell(cells[name][0], w, align), cells[name][1]) for name, w, align in COLUMNS]
         return Strip(segments).crop(0, width).extend_cell_length(width).apply_style(self.base_style)
