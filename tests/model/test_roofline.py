@@ -57,11 +57,25 @@ def test_amd_instinct_parts_by_gfx_version_cus_and_memory():
     assert chip_from_capabilities(mi300x).peak_flops == pytest.approx(304 * 2.1e9 * 2048, rel=0.001)
 
 
+def test_amd_gfx90x_parts_by_cus_also_without_a_minor():
+    """Every gfx90x part is compute capability 9.0 (older ROCm profilers wrote no minor of 0):
+    the CU count tells an MI250X's GCD from an MI210's and an MI100."""
+    mi250x = capabilities(9, 0, 110, 1.7, 1.6e12, "AMD", 64 << 30)
+    assert chip_from_capabilities(mi250x).name == "AMD Instinct MI250X (one GCD)"
+    assert chip_from_capabilities(mi250x).peak_flops == pytest.approx(110 * 1.7e9 * 1024, rel=0.001)  # 383 TFLOP/s / 2
+    no_minor = {key: value for key, value in mi250x.items() if key != "compute_cap_minor"}
+    assert chip_from_capabilities(no_minor).name == "AMD Instinct MI250X (one GCD)"
+    assert chip_from_capabilities({**mi250x, "core_count": 104}).name == "AMD Instinct MI210 or one MI250 GCD"
+    assert chip_from_capabilities({**mi250x, "core_count": 120}).name == "AMD Instinct MI100"
+
+
 def test_unknown_capabilities_are_no_chip():
     assert chip_from_capabilities({}) is None
     assert chip_from_capabilities(capabilities(6, 1, 20, 1.7, 320e9)) is None  # Pascal: no matrix units
-    assert chip_from_capabilities(capabilities(9, 0, 110, 1.7, 1.6e12, "AMD", 64 << 30)) is None  # not in the table
+    assert chip_from_capabilities(capabilities(9, 0, 60, 1.7, 1.0e12, "AMD", 16 << 30)) is None  # MI50: not in the table
     assert chip_from_capabilities(capabilities(8, 0, 108, 0.0, 2039e9)) is None  # no clock
+    assert chip_from_capabilities({k: v for k, v in capabilities(8, 0, 108, 1.41, 2039e9).items()
+                                   if k != "compute_cap_minor"}) is None  # an NVIDIA plane's minor is never left out
 
 
 def test_profiles_without_chip_names_get_peaks_from_their_planes(corpus):

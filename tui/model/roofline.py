@@ -60,13 +60,17 @@ def chip_for(device_name: str) -> Chip | None:
 # A100 312, A10 125, L4 121, H100 SXM 989 at its 1.83 GHz tensor clock (the plane's clock is
 # the highest boost, which reads about 8% over).
 NVIDIA_FLOPS_PER_SM_CLOCK = {(7, 0): 1024, (7, 5): 1024, (8, 0): 2048, (8, 6): 1024, (8, 9): 1024, (9, 0): 4096}
-# AMD Instinct parts by gfx version (what ROCm planes give as compute capability), CU count and
-# least memory: their planes' `memory_bandwidth` reads half the data sheet's (MI300X: 2.66 of
-# 5.3 TB/s; the corpus profile's ops reach 3.1), so the sheet's peaks are used.
+# AMD Instinct parts by gfx version (what ROCm planes give as compute capability: gfx942 is 9.4,
+# every gfx90x 9.0, whose minor older profilers left out), CU count and least memory: their
+# planes' `memory_bandwidth` reads half the data sheet's (MI300X: 2.66 of 5.3 TB/s; the corpus
+# profile's ops reach 3.1), so the sheet's peaks are used. An MI250(X) is two devices (GCDs).
 AMD_CHIPS = (
     ((9, 4), 304, 224 << 30, Chip("AMD Instinct MI325X", 1307.4e12, 6.0e12)),
     ((9, 4), 304, 0, Chip("AMD Instinct MI300X", 1307.4e12, 5.3e12)),
     ((9, 4), 228, 0, Chip("AMD Instinct MI300A", 980.6e12, 5.3e12)),
+    ((9, 0), 110, 0, Chip("AMD Instinct MI250X (one GCD)", 191.5e12, 1.6384e12)),
+    ((9, 0), 104, 0, Chip("AMD Instinct MI210 or one MI250 GCD", 181.0e12, 1.6384e12)),
+    ((9, 0), 120, 0, Chip("AMD Instinct MI100", 92.3e12, 1.2288e12)),
 )
 
 
@@ -74,9 +78,12 @@ def chip_from_capabilities(stats: dict) -> Chip | None:
     """A GPU's peaks from its plane's capability stats (see module doc); None where the
     architecture or the stats are unknown."""
     major, minor, units = stats.get("compute_cap_major"), stats.get("compute_cap_minor"), stats.get("core_count")
+    amd = str(stats.get("device_vendor", "")).upper() == "AMD"
+    if amd and minor is None:
+        minor = 0  # a gfx90x part, from a profiler that wrote no minor of 0
     if major is None or minor is None or not units:
         return None
-    if str(stats.get("device_vendor", "")).upper() == "AMD":
+    if amd:
         memory = stats.get("memory_size") or 0
         return next((chip for cap, cus, least, chip in AMD_CHIPS
                      if cap == (major, minor) and cus == units and memory >= least), None)
