@@ -58,6 +58,7 @@ def async_part(opcode: str) -> str | None:
 CATEGORIES = ("matmul", "fusion", "loop fusion", "input fusion", "output fusion", "custom fusion", "collective",
               "layout", "custom-call", "reduce", "elementwise", "control", "parameter", "constant")
 
+ASYNC_HALVES = ("-start", "-done", "-update")  # an async op's events: `copy-start`, `all-gather-done`
 _FUSION_KINDS = {"kLoop": "loop fusion", "kInput": "input fusion", "kOutput": "output fusion", "kCustom": "custom fusion"}
 
 
@@ -66,7 +67,7 @@ def category(opcode: str, fusion_kind: str | None = None) -> str:
     if opcode == "fusion":
         return _FUSION_KINDS.get(fusion_kind or "", "fusion")
     base = opcode
-    for suffix in ("-start", "-done", "-update"):
+    for suffix in ASYNC_HALVES:
         if base.endswith(suffix):
             base = base[: -len(suffix)]
             break

@@ -46,7 +46,7 @@ from typing import Iterable, NamedTuple
 
 import numpy as np
 
-from tui.model.categories import category_of_event_name, instruction_category
+from tui.model.categories import ASYNC_HALVES, category_of_event_name, instruction_category
 from tui.model.cost import op_cost
 from tui.model.hlo import HloInstruction, HloModule
 from tui.model.roofline import Chip, profile_chip
@@ -781,9 +781,6 @@ def op_profile(ws: Workspace) -> OpProfile:
     return OpProfile(ops, op_flop_rates(ops, ran), op_byte_rates(ops, ran), category_of, categories,
                      instructions, [row for row, trial in zip(rows, tuning) if trial],
                      profile_chip(ws.trace.devices.values()) if ws.trace is not None else None)
-
-
-ASYNC_HALVES = ("-start", "-done", "-update")  # an async op's events: `copy-start`, `all-gather-done`
 
 
 def only_issues_or_waits(ins: HloInstruction, trace: Trace | None) -> bool:

@@ -22,9 +22,9 @@ from textual.binding import Binding
 
 from tui.model.categories import instruction_category
 from tui.model.memory import SORTS, MemoryProfile, memory_counters, memory_profile, space_name, why_no_profile
+from tui.model.scopes import BY_LINE
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
-from tui.model.scopes import BY_LINE
 from tui.model.workspace import ModuleEntry, Selection, Workspace
 from tui.screens.base import WorkspaceScreen
 from tui.widgets.buffer_table import BufferTable
@@ -84,7 +84,6 @@ class MemoryScreen(WorkspaceScreen):
         self.cursor = 0
         self.sort = SORTS[0]
         self.depth = 3
-        self.by_line = False  # the side list adds bytes up by line of Python, not by name scope (L)
         self.selected_row: int | None = None
         self._seen = Selection()
         self._choosing = False  # a buffer chosen here is being broadcast
@@ -323,6 +322,12 @@ class MemoryScreen(WorkspaceScreen):
         self.chart.set_caption(line)
 
     @property
+    def by_line(self) -> bool:
+        """Whether the side list adds bytes up by line of Python, not by name scope (L): the
+        buffer table's last column says which."""
+        return self.table.by_line
+
+    @property
     def grouping(self) -> int | str:
         """What the side list adds bytes up by: a name scope depth, or BY_LINE."""
         return BY_LINE if self.by_line else self.depth
@@ -388,15 +393,13 @@ class MemoryScreen(WorkspaceScreen):
         """A name scope level up or down (from the lines of Python: back to the scopes)."""
         if not self.by_line:
             self.depth = max(1, min(12, self.depth + delta))
-        self.by_line = False
         self.table.set_by_line(False)
         if self.profile is not None:
             self._show_scopes(self._at(self.cursor))
 
     def action_by_line(self) -> None:
         """`L`: the side list (and the table's last column) by line of Python, or back by name scope."""
-        self.by_line = not self.by_line
-        self.table.set_by_line(self.by_line)
+        self.table.set_by_line(not self.by_line)
         if self.profile is not None:
             self._show_scopes(self._at(self.cursor))
 
