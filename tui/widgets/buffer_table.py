@@ -20,6 +20,7 @@ from textual.widget import Widget
 
 from tui.model.memory import KINDS, MemoryProfile
 from tui.model.shapes import human_bytes
+from tui.widgets.direct_keys import DirectKeys
 from tui.widgets.line_cache import LineCache
 from tui.widgets.viewport import Viewport, thumb_cell
 
@@ -33,7 +34,7 @@ _CURSOR = Style(reverse=True)
 _CURSOR_BLURRED = Style(bgcolor="#303030")
 
 
-class BufferTable(LineCache, Viewport, Widget, can_focus=True, inherit_bindings=False):
+class BufferTable(DirectKeys, LineCache, Viewport, Widget, can_focus=True, inherit_bindings=False):
     DEFAULT_CSS = """
     BufferTable { height: 1fr; }
     """

@@ -24,6 +24,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from tui.widgets import page_lines
+from tui.widgets.direct_keys import DirectKeys
 from tui.widgets.line_cache import LineCache
 from tui.widgets.viewport import Viewport, thumb_cell, thumb_rows
 
@@ -76,7 +77,7 @@ class Page:
         return max(1, self.width - 2)
 
 
-class DetailsView(LineCache, Viewport, Widget, can_focus=True):
+class DetailsView(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
     DEFAULT_CSS = """
     DetailsView { height: 1fr; }
     """

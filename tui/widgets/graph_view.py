@@ -20,6 +20,7 @@ from textual.widget import Widget
 
 from tui.model.categories import instruction_category
 from tui.model.graph_layout import GraphLayout, Node
+from tui.widgets.direct_keys import DirectKeys
 from tui.widgets.line_cache import LineCache
 from tui.widgets.viewport import Viewport
 from tui.widgets.palette import category_style
@@ -37,7 +38,7 @@ def node_style(node: Node, focus: bool) -> Style:
     return style + Style(bold=True) if focus else style
 
 
-class GraphView(LineCache, Viewport, Widget, can_focus=True):
+class GraphView(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
     DEFAULT_CSS = """
     GraphView { height: 1fr; }
     """

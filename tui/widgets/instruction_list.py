@@ -19,6 +19,7 @@ from textual.strip import Strip
 
 from tui.model.categories import instruction_category
 from tui.model.hlo import HloInstruction
+from tui.widgets.direct_keys import DirectKeys
 from tui.widgets.line_cache import LineCache
 from tui.widgets.palette import category_style
 
@@ -33,7 +34,7 @@ def matches(ins: HloInstruction, needle: str) -> bool:
     return needle in ins.op_name.lower() or (ins.opcode == "fusion" and needle in (ins.fusion_kind or "").lower())
 
 
-class InstructionList(LineCache, ScrollView, can_focus=True):
+class InstructionList(DirectKeys, LineCache, ScrollView, can_focus=True):
     DEFAULT_CSS = """
     InstructionList { height: 1fr; overflow-x: hidden; }
     """

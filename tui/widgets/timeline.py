@@ -34,6 +34,7 @@ from tui.model.timescale import Window, format_ns, ticks
 from tui.model.trace import Trace, TraceLanes, Track
 from tui.model.trace_bins import SUB, Cells, bin_rows, busy_fraction, sampled_values, sole_events
 from tui.model.trace_lanes import LaneIndex, lane_index, position
+from tui.widgets.direct_keys import DirectKeys
 from tui.widgets.line_cache import LineCache
 from tui.widgets.still import HeldKey, StillWatch
 from tui.widgets.timeline_pictures import Picture, Pictures
@@ -65,7 +66,7 @@ class Row(NamedTuple):
     lane: int = 0
 
 
-class TimelineView(LineCache, ScrollView, can_focus=True):
+class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
     DEFAULT_CSS = """
     TimelineView { height: 1fr; scrollbar-size-vertical: 1; overflow-x: hidden; }
     """

@@ -20,6 +20,7 @@ from textual.widget import Widget
 
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats
+from tui.widgets.direct_keys import DirectKeys
 from tui.widgets.line_cache import LineCache
 from tui.widgets.timeline_paint import fit
 from tui.widgets.viewport import Viewport, thumb_cell
@@ -52,7 +53,7 @@ def _share(fraction: float) -> str:
 RATE_FORMATS = {"GFLOP/s": giga, "GB/s": giga, "FLOP util": _share, "BW util": _share}
 
 
-class TracePanel(LineCache, Viewport, Widget, can_focus=True):
+class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
     """Line 0 is a rule (accented when focused), line 1 the info line; the body scrolls."""
 
     DEFAULT_CSS = """

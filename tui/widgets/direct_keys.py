@@ -1,0 +1,34 @@
+"""Focused widgets that run a key's binding where the key arrives, instead of after it bubbles.
+
+Textual hands a key to the focused widget, which passes it to its parent, and so on up to the
+app, which only then walks the bindings (widget first, then its screen, then the app, each map
+copied for the walk) and runs the action. Each hop is a message through a queue, and on the
+timeline's cursor keys the hops and copies cost about 0.25 ms of a 3 ms key-to-frame time. A
+widget with this mixin runs its own binding for the key at once (the walk's first stop; with
+no keymap set, which would rename keys, it is the widget's own map), or asks the app for the
+rest of the walk (`App._check_bindings`, the walk the app would make, modal screens included),
+and stops the key when a binding took it; a key no binding takes bubbles on as before. (A
+`key_…` method then runs only for keys no binding takes; these widgets have none.)
+"""
+
+from __future__ import annotations
+
+from textual import events
+
+
+class DirectKeys:
+    """Mix in before the Widget class of a focusable widget."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        if self.loading:
+            return
+        app = self.app
+        own = () if app._keymap else self._bindings.key_to_bindings.get(event.key, ())
+        for binding in own:
+            if not binding.priority and await app.run_action(binding.action, self):
+                break
+        else:
+            if not await app._check_bindings(event.key):
+                return
+        event.stop()
+        event.prevent_default()  # Widget's own `_on_key` (the `key_…` methods) is not needed
