@@ -742,3 +742,21 @@ def test_an_xplanes_parsed_data_is_let_go_and_parsed_again_for_stats(tmp_path):
     path.write_bytes(path.read_bytes() + b"\0")
     with pytest.raises(InputError, match="changed since it was loaded"):
         track.event_args(some[0])
+
+
+def test_the_summary_names_the_slowest_steps(xplane_path, xtrace):
+    """Each step's time from the trace's steps; the slowest named first, with where it starts.
+    A CPU profile has no devices: no busy shares."""
+    from tui.model.inputs import load_workspace
+    from tui.model.summary import format_summary, summarize
+    from tui.model.timescale import format_ns
+
+    summary = summarize(load_workspace([xplane_path]))
+    steps = summary["trace"]["steps"]
+    xtrace.decode_all()
+    origin = xtrace.span[0]
+    assert [(s["start_us"], s["duration_us"], s["busy"]) for s in steps["each"]] == [
+        ((start - origin) / 1000, (end - start) / 1000, []) for start, end, _ in xtrace.steps]
+    slowest = sorted(xtrace.steps, key=lambda step: step[0] - step[1])
+    expected = "; ".join(f"train at {format_ns(start - origin, 4)}, {format_ns(end - start, 4)}" for start, end, _ in slowest)
+    assert f"  slowest steps: {expected}\n" in format_summary(summary)

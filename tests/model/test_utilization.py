@@ -7,7 +7,7 @@ import pytest
 from conftest import FIXTURES
 
 from tui.model.trace import load_trace
-from tui.model.utilization import device_busy
+from tui.model.utilization import DeviceTime, _work, device_busy, device_work
 
 
 def swept(path, device: str, is_work) -> tuple[int, int, int]:
@@ -69,6 +69,37 @@ def test_a_window_counts_only_what_lies_inside_it():
     halves = [device_busy(trace, lo, mid)[0], device_busy(trace, mid, hi)[0]]
     assert sum(h.busy_ns for h in halves) == device_busy(trace, lo, hi)[0].busy_ns == whole.busy_ns
     assert device_busy(trace, lo, lo + 1)[0].busy_ns in (0, 1)
+
+
+def clipped_union(spans: list[tuple[int, int]], lo: int, hi: int) -> int:
+    """The busy time inside [lo, hi], one interval at a time."""
+    busy, reach = 0, lo
+    for start, end in sorted((max(s, lo), min(e, hi)) for s, e in spans if e > lo and s < hi):
+        busy += max(0, end - max(start, reach))
+        reach = max(reach, end)
+    return busy
+
+
+@pytest.mark.parametrize("where", ["gpu", "tpu"])
+def test_any_window_is_answered_from_the_merged_intervals(where, corpus):
+    """Windows anywhere (inside an interval, across many, in a gap, past the ends, one ns) get
+    what a sweep over the work events clipped to the window gives."""
+    import random
+
+    path = FIXTURES / "gpu" / "gpu.xplane.pb" if where == "gpu" else corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb"
+    trace = load_trace(path)
+    trace.decode_all()
+    times = DeviceTime(trace)
+    rng = random.Random(7)
+    for device, tracks in device_work(trace).items():
+        spans = [(int(s), int(e)) for track in tracks for s, e in zip(*_work(track))]
+        first, last = min(s for s, _ in spans), max(e for _, e in spans)
+        edges = [t for span in rng.sample(spans, 20) for t in span]
+        windows = [(first - 100, last + 100), (first, first + 1)] + [
+            tuple(sorted((rng.choice(edges) + rng.randint(-50, 50), rng.randint(first, last)))) for _ in range(200)]
+        for lo, hi in windows:
+            (found,) = [b for b in times.busy(lo, hi) if b.device == device]
+            assert (found.busy_ns, found.window_ns) == (clipped_union(spans, lo, hi), hi - lo)
 
 
 @pytest.mark.parametrize("name", ["transformer/profile/host.xplane.pb"])
@@ -145,3 +176,31 @@ def test_how_busy_a_gpu_was_while_its_main_program_ran():
     assert abs(device["window_us"] * 1000 - (hi - lo)) < 1 and abs(device["busy_us"] * 1000 - busy) < 1
     assert device["share"] > 3 * summary["trace"]["busy"][0]["share"]
     assert "device busy from jit_train_step(0)'s first kernel to its last: GPU:0" in format_summary(summary)
+
+
+def test_each_step_says_how_busy_each_device_was_in_it(corpus):
+    """XProf's step-time graph: the TensorFlow GPU profile's step, and each device's busy time
+    in it, against a sweep of the kernels ProfileData reads inside the step."""
+    from jax._src.profiler import ProfileData
+
+    from tui.model.inputs import load_workspace
+    from tui.model.summary import summarize
+
+    path = corpus / "traces" / "xprof_demo_tf_gpu_multiworker_2020.xplane.pb"
+    steps = summarize(load_workspace([path]))["trace"]["steps"]
+    (step,) = steps["each"]
+    trace = load_trace(path)
+    trace.decode_all()
+    ((start, end, name),) = trace.steps
+    assert (step["name"], step["start_us"], step["duration_us"]) == (name, (start - trace.span[0]) / 1000, (end - start) / 1000)
+    work: dict[str, list[tuple[int, int]]] = {}
+    for plane in ProfileData.from_file(str(path)).planes:
+        for line in plane.lines:
+            if plane.name.startswith("/device:GPU") and line.name.lower().startswith("stream"):
+                work.setdefault(plane.name, []).extend((e.start_ns, e.start_ns + e.duration_ns) for e in line.events)
+    shares = {b["device"]: b["share"] for b in step["busy"]}
+    assert shares.keys() == {device for device, spans in work.items() if spans}
+    for device, share in shares.items():
+        assert share == pytest.approx(clipped_union(work[device], start, end) / (end - start), abs=1e-9)
+    assert 0 < max(shares.values()) < 1
+

@@ -1301,3 +1301,38 @@ async def test_a_marked_range_says_how_busy_each_device_was():
         t0, t1 = track.event_span(longest)
         (around,) = device_busy(trace, t0 - (t1 - t0), t1)
         assert around.busy_ns >= t1 - t0 and around.window_ns == 2 * (t1 - t0)
+
+
+async def test_enter_on_an_event_says_how_busy_each_device_was_while_it_ran():
+    """A program's run on the GPU (its `XLA Modules` span) and a host call: the details give the
+    device's busy share of the event's time, as a marked range over it would; a CPU profile
+    has no devices, and says nothing of them."""
+    from tui.model.utilization import device_busy
+
+    app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
+    async with app.run_test(size=(200, 50)) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        runs = next(k for k, track in enumerate(trace.tracks) if track.name == "XLA Modules - from #14")
+        host = next(k for k, track in enumerate(trace.tracks) if track.name == "python3")
+        shares = []
+        for k in (runs, host):
+            event = int(np.argmax(trace.tracks[k].dur_ns))
+            view.show_event(k, event)
+            await pilot.press("enter")
+            await settle(pilot)
+            (busy,) = device_busy(trace, *trace.tracks[k].event_span(event))
+            assert ("devices busy", f"GPU:0 {busy.share:.1%} of its time", None) in app.screen.panel.details
+            shares.append(busy.share)
+        assert shares[0] > 0.9 and shares[1] < shares[0]  # the run is nearly all kernels; the host waits too
+
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(200, 50)) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        k = next(k for k, track in enumerate(trace.tracks) if track.count)
+        view.show_event(k, 0)
+        await pilot.press("enter")
+        await settle(pilot)
+        details = app.screen.panel.details
+        assert details[0][0] == "event" and not any(key == "devices busy" for key, _, _ in details)

@@ -16,6 +16,7 @@ TOP_OPS = 10  # ops listed in a summary
 TOP_RUNS = 3  # programs whose runs a summary lists
 TOP_PROGRAMS = 4  # programs named in a summary's time by program
 TOP_DEVICES = 4  # devices named in its busy line
+TOP_STEPS = 3  # the slowest steps named
 TOP_SCOPES = 6  # name scopes named in its time by name scope
 CAPTURE_KEYS = ("kind", "script", "args", "exit_status", "seconds", "capture_seconds", "error", "profile_note", "started")
 
@@ -62,7 +63,7 @@ def _trace_facts(ws: Workspace) -> dict:
     from tui.model.links import op_profile, op_scopes, op_sources
     from tui.model.memory import memory_counters
     from tui.model.scopes import parting_depth
-    from tui.model.utilization import device_busy
+    from tui.model.utilization import DeviceTime
 
     trace = ws.trace
     t0, t1 = trace.span
@@ -71,12 +72,11 @@ def _trace_facts(ws: Workspace) -> dict:
              "lost_data": list(trace.warnings)}
     facts["devices"] = [{"name": d.name, "type": d.device_type, "peak_tflops": d.peak_teraflops_per_second,
                          "peak_hbm_gbps": d.peak_hbm_bw_gigabytes_per_second} for d in trace.devices.values()]
-    facts["busy"] = [_busy_facts(b) for b in device_busy(trace)]
-    facts["busy_in_main"] = _busy_in_main(ws)
+    devices = DeviceTime(trace)
+    facts["busy"] = [_busy_facts(b) for b in devices.busy()]
+    facts["busy_in_main"] = _busy_in_main(ws, devices)
     facts["program_runs"] = _runs_by_program(trace)
-    durations = [end - start for start, end, _ in trace.steps]
-    facts["steps"] = {"count": len(durations), "mean_us": sum(durations) / len(durations) / 1000.0,
-                      "min_us": min(durations) / 1000.0, "max_us": max(durations) / 1000.0} if durations else None
+    facts["steps"] = _steps(trace, devices)
     profile = op_profile(ws)
     total = sum(row.total_ns for row in profile.ops)
     chip = profile.chip
@@ -131,15 +131,31 @@ def _runs_by_program(trace) -> list[dict]:
     return sorted(rows, key=lambda row: (row["autotuning"], -row["total_us"]))
 
 
+def _steps(trace, devices) -> dict | None:
+    """The steps' times, and each step's (XProf's step-time graph): its time and how busy each
+    device was in it (a slow step with idle devices waited on the host, its input or a
+    collective)."""
+    steps = trace.steps
+    if not steps:
+        return None
+    durations = [end - start for start, end, _ in steps]
+    origin = trace.span[0]
+    each = [{"name": name, "start_us": (start - origin) / 1000.0, "duration_us": (end - start) / 1000.0,
+             "busy": [{"device": b.device, "share": b.share} for b in devices.busy(start, end)]}
+            for start, end, name in steps]
+    return {"count": len(durations), "mean_us": sum(durations) / len(durations) / 1000.0,
+            "min_us": min(durations) / 1000.0, "max_us": max(durations) / 1000.0, "each": each}
+
+
 def _busy_facts(busy) -> dict:
     return {"device": busy.device, "share": busy.share, "busy_us": busy.busy_ns / 1000.0, "window_us": busy.window_ns / 1000.0}
 
 
-def _busy_in_main(ws: Workspace) -> dict | None:
+def _busy_in_main(ws: Workspace, busy) -> dict | None:
     """On a GPU, how busy each device was from the main program's first kernel to its last (a
-    profile taken from the first call also holds compilation, which the whole span counts)."""
+    profile taken from the first call also holds compilation, which the whole span counts);
+    `busy` is the devices' DeviceTime."""
     from tui.model.links import kernel_programs, kernel_tracks, of_program, program_of, program_ran
-    from tui.model.utilization import device_busy
 
     trace = ws.trace
     program = program_ran(trace, program_of(ws.main)) if ws.main is not None else None
@@ -153,15 +169,17 @@ def _busy_in_main(ws: Workspace) -> dict | None:
             lo, hi = int(track.start_ns[ran].min()), int(track.end_ns[ran].max())
             window = windows.setdefault(track.group, [lo, hi])
             window[:] = [min(window[0], lo), max(window[1], hi)]
-    devices = [_busy_facts(b) for device, (lo, hi) in windows.items() for b in device_busy(trace, lo, hi)
+    devices = [_busy_facts(b) for device, (lo, hi) in windows.items() for b in busy.busy(lo, hi)
                if b.device == device]
     return {"program": program, "devices": devices} if devices else None
 
 
 def _busy_text(devices: list[dict]) -> str:
+    """Each device's share, and of how long a window where the facts give it."""
     from tui.model.utilization import busy_text
 
-    return busy_text([(b["device"], b["share"], round(b["window_us"] * 1000)) for b in devices], TOP_DEVICES)
+    return busy_text([(b["device"], b["share"], round(b["window_us"] * 1000) if "window_us" in b else None)
+                      for b in devices], TOP_DEVICES)
 
 
 def format_summary(summary: dict) -> str:
@@ -237,6 +255,11 @@ def _trace_lines(trace: dict) -> list[str]:
     if steps:
         lines.append(f"  steps: {steps['count']}, mean {format_ns(steps['mean_us'] * 1000, 4)} "
                      f"(min {format_ns(steps['min_us'] * 1000, 4)}, max {format_ns(steps['max_us'] * 1000, 4)})")
+        if steps["count"] > 1:
+            slowest = sorted(steps["each"], key=lambda step: -step["duration_us"])[:TOP_STEPS]
+            lines.append("  slowest steps: " + "; ".join(
+                f"{step['name']} at {format_ns(step['start_us'] * 1000, 4)}, {format_ns(step['duration_us'] * 1000, 4)}"
+                + (f" (busy: {_busy_text(step['busy'])})" if step["busy"] else "") for step in slowest))
     chip = trace.get("chip")
     if chip:
         lines.append(f"  chip: {chip['name']}, peaks {si(chip['peak_flops'], 'FLOP/s')} and {si(chip['peak_bytes_per_s'], 'B/s')}"

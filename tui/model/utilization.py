@@ -5,7 +5,9 @@ TPU's `XLA Ops` line; only events with nothing nested in them (an annotation aro
 not work). On a TPU an async op's `-done` event is the core waiting for it to finish (a
 host-offload copy's can last most of a step), so it does not count either. A device is busy
 where at least one of these events runs; the share is the union of their intervals over a
-window: a marked range, or the device's own span from its first event to its last.
+window: a marked range, a step, an event on the host, or the device's own span from its first
+event to its last. The union is merged once (DeviceTime), so any window's answer is two binary
+searches: cheap enough to give for every step and every selected event.
 """
 
 from __future__ import annotations
@@ -46,22 +48,35 @@ def device_work(trace: Trace) -> dict[str, list[Track]]:
     return found
 
 
+class DeviceTime:
+    """Each device's work merged into disjoint intervals, with their running total length."""
+
+    def __init__(self, trace: Trace):
+        self.devices: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        for device, tracks in device_work(trace).items():
+            start, end = (np.concatenate(columns) for columns in zip(*map(_work, tracks)))
+            if len(start):
+                start, end = _merged(start, end)
+                self.devices[device] = start, end, np.concatenate(([0], np.cumsum(end - start)))
+
+    def busy(self, t0: int | None = None, t1: int | None = None) -> list[DeviceBusy]:
+        """Each device's busy time over [t0, t1], or over its own span where no window is given."""
+        out = []
+        for device, (start, end, total) in self.devices.items():
+            lo = int(start[0]) if t0 is None else t0
+            hi = int(end[-1]) if t1 is None else t1
+            first = int(np.searchsorted(end, lo, side="right"))  # the first interval ending after lo
+            last = int(np.searchsorted(start, hi, side="left"))  # past the last starting before hi
+            busy = 0
+            if first < last:
+                busy = int(total[last] - total[first]) - max(0, lo - int(start[first])) - max(0, int(end[last - 1]) - hi)
+            out.append(DeviceBusy(device, busy, hi - lo))
+        return out
+
+
 def device_busy(trace: Trace, t0: int | None = None, t1: int | None = None) -> list[DeviceBusy]:
     """Each device's busy time over [t0, t1], or over its own span where no window is given."""
-    out = []
-    for device, tracks in device_work(trace).items():
-        starts, ends = [], []
-        for track in tracks:
-            start, end = _work(track)
-            starts.append(start)
-            ends.append(end)
-        start, end = np.concatenate(starts), np.concatenate(ends)
-        if not len(start):
-            continue
-        lo = int(start.min()) if t0 is None else t0
-        hi = int(end.max()) if t1 is None else t1
-        out.append(DeviceBusy(device, _union(np.clip(start, lo, hi), np.clip(end, lo, hi)), hi - lo))
-    return out
+    return DeviceTime(trace).busy(t0, t1)
 
 
 def busy_text(devices: list[tuple[str, float, int | None]], most: int = 4) -> str:
@@ -83,10 +98,12 @@ def _work(track: Track) -> tuple[np.ndarray, np.ndarray]:
     return track.start_ns[keep], track.start_ns[keep] + track.dur_ns[keep]
 
 
-def _union(start: np.ndarray, end: np.ndarray) -> int:
-    """Length of the union of intervals: each adds what it reaches past all that came before."""
+def _merged(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The union of intervals as disjoint ones in time order: a new one starts where an
+    interval starts past the reach of all before it."""
     order = np.argsort(start, kind="stable")
     start, end = start[order], end[order]
     reach = np.maximum.accumulate(end)
-    before = np.concatenate(([np.iinfo(np.int64).min], reach[:-1]))
-    return int(np.maximum(0, end - np.maximum(start, before)).sum())
+    opens = np.concatenate(([True], start[1:] > reach[:-1]))
+    closes = np.concatenate((opens[1:], [True]))
+    return start[opens], reach[closes]

@@ -28,8 +28,8 @@ from tui.model.kernels import KernelStats, kernel_stats
 from tui.model.scopes import DEEPEST, name_scope, parting_depth
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
-from tui.model.trace import NameStats, Trace, TraceLanes, return_freed_memory
-from tui.model.utilization import DeviceBusy, busy_text, device_busy
+from tui.model.trace import NameStats, Trace, TraceLanes, Track, return_freed_memory
+from tui.model.utilization import DeviceBusy, DeviceTime, busy_text
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
 from tui.widgets.timeline import TimelineView
@@ -89,6 +89,8 @@ class TimelineScreen(WorkspaceScreen):
         self._flows: tuple[int, int, list[tuple[int, int]]] = (-1, -1, [])  # event, and events that share its
         # correlation_id (a kernel's launch, a launch's kernel)
         self._pending: Selection | None = None  # to follow once the tracks are decoded
+        self._busy: tuple[int, int, str] = (-1, -1, "")  # an event, and how busy the devices were while it ran
+        self._devices: tuple[Trace, DeviceTime] | None = None  # the devices' work, merged (see _device_time)
         self._ops: OpProfile | None = None  # the top-ops tables, once worked out
         self._scopes: tuple[list[NameStats], list[str]] | None = None  # the ops by name scope, and each op's
         self._scope_depth: int | None = None  # of that table: where the ops' scopes part, until -/+
@@ -109,7 +111,7 @@ class TimelineScreen(WorkspaceScreen):
             self._link = None
             self.view.set_op_names(op_names(ws), self.view.kernel_ops)
             return
-        self._link, self._ops, self._kernels, self._flows = None, None, None, (-1, -1, [])
+        self._link, self._ops, self._kernels, self._flows, self._busy = None, None, None, (-1, -1, []), (-1, -1, "")
         self._scopes = self._scope_depth = self._sources = None
         self._pending = ws.selection
         self.view.set_trace(ws.trace, op_names(ws))
@@ -238,6 +240,7 @@ class TimelineScreen(WorkspaceScreen):
         except InputError as error:  # the file changed since it was loaded, or a module is bad
             self.app.call_from_thread(self._event_read, track_index, event, {"cannot read stats": str(error)}, None)
             return
+        self._busy = (track_index, event, self._busy_during(track, event))
         self.app.call_from_thread(self._event_read, track_index, event, args, link)
         try:
             flows = correlated(self.trace, track_index, event)
@@ -245,6 +248,22 @@ class TimelineScreen(WorkspaceScreen):
             return
         if flows:
             self.app.call_from_thread(self._flows_read, track_index, event, args, link, flows)
+
+    def _device_time(self) -> DeviceTime:
+        """The devices' work merged into intervals: built once per trace, in a worker (it reads
+        every device's events), then any window's busy time is two binary searches."""
+        if self._devices is None or self._devices[0] is not self.trace:
+            self._devices = (self.trace, DeviceTime(self.trace))
+        return self._devices[1]
+
+    def _busy_during(self, track: Track, event: int) -> str:
+        """How busy each device was while an event ran (XProf's duty cycle): in a step, a
+        program's run or a host call, whether the devices waited; beside a collective's kernel,
+        whether the other devices were at it too."""
+        start, end = track.event_span(event)
+        if end <= start:
+            return ""
+        return busy_text([(b.device, b.share, None) for b in self._device_time().busy(start, end)])
 
     def _event_read(self, track_index: int, event: int, args: dict, link) -> None:
         """The chosen event's stats and instruction are known: show them, and select it."""
@@ -280,6 +299,8 @@ class TimelineScreen(WorkspaceScreen):
         if link is not None:
             details.append(("instruction", f"{link[1]} in {link[0]} (Enter again: open it)", BOLD))
             details += self._instruction_lines(link, dur)
+        if self._busy[:2] == (track_index, event) and self._busy[2]:
+            details.append(("devices busy", f"{self._busy[2]} of its time", None))
         if self._flows[:2] == (track_index, event):
             for k, i in self._flows[2][:FLOWS_LISTED]:
                 other = trace.tracks[k]
@@ -446,7 +467,7 @@ class TimelineScreen(WorkspaceScreen):
     @work(thread=True, exclusive=True, group="timeline-range")
     def _aggregate_range(self, t0: int, t1: int) -> None:
         rows = self.trace.aggregate(t0, t1)
-        busy = device_busy(self.trace, t0, t1)
+        busy = self._device_time().busy(t0, t1)
         self.app.call_from_thread(self._range_ready, t0, t1, rows, busy)
 
     def _range_ready(self, t0: int, t1: int, rows: list[NameStats], busy: list[DeviceBusy]) -> None:
