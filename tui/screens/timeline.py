@@ -299,8 +299,6 @@ class TimelineScreen(WorkspaceScreen):
         if link is not None:
             details.append(("instruction", f"{link[1]} in {link[0]} (Enter again: open it)", BOLD))
             details += self._instruction_lines(link, dur)
-        if self._busy[:2] == (track_index, event) and self._busy[2]:
-            details.append(("devices busy", f"{self._busy[2]} of its time", None))
         if self._flows[:2] == (track_index, event):
             for k, i in self._flows[2][:FLOWS_LISTED]:
                 other = trace.tracks[k]
@@ -311,6 +309,8 @@ class TimelineScreen(WorkspaceScreen):
             details.append(("stats", "Enter: select the event, read its stats and find its instruction", ITALIC))
         else:
             details += [(key, str(value), None) for key, value in args.items()]
+        if self._busy[:2] == (track_index, event) and self._busy[2]:  # after the event's own stats
+            details.append(("devices busy", f"{self._busy[2]} of its time", None))
         self.panel.show_details(details)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
