@@ -7,7 +7,7 @@ import pytest
 from conftest import FIXTURES
 
 from tui.model.trace import load_trace
-from tui.model.utilization import DeviceTime, _work, device_busy, device_work
+from tui.model.utilization import DeviceTime, _work, device_work
 
 
 def swept(path, device: str, is_work) -> tuple[int, int, int]:
@@ -35,7 +35,7 @@ def swept(path, device: str, is_work) -> tuple[int, int, int]:
 
 
 def _busy(path, device):
-    (found,) = [b for b in device_busy(load_trace(path)) if b.device == device]
+    (found,) = [b for b in DeviceTime(load_trace(path)).busy() if b.device == device]
     return found
 
 
@@ -63,12 +63,13 @@ def test_a_tpu_waiting_on_its_host_offload_copies_is_not_busy(corpus):
 
 def test_a_window_counts_only_what_lies_inside_it():
     trace = load_trace(FIXTURES / "gpu" / "gpu.xplane.pb")
-    (whole,) = device_busy(trace)
+    devices = DeviceTime(trace)
+    (whole,) = devices.busy()
     lo, hi = trace.span
     mid = (lo + hi) // 2
-    halves = [device_busy(trace, lo, mid)[0], device_busy(trace, mid, hi)[0]]
-    assert sum(h.busy_ns for h in halves) == device_busy(trace, lo, hi)[0].busy_ns == whole.busy_ns
-    assert device_busy(trace, lo, lo + 1)[0].busy_ns in (0, 1)
+    halves = [devices.busy(lo, mid)[0], devices.busy(mid, hi)[0]]
+    assert sum(h.busy_ns for h in halves) == devices.busy(lo, hi)[0].busy_ns == whole.busy_ns
+    assert devices.busy(lo, lo + 1)[0].busy_ns in (0, 1)
 
 
 def clipped_union(spans: list[tuple[int, int]], lo: int, hi: int) -> int:
@@ -104,7 +105,7 @@ def test_any_window_is_answered_from_the_merged_intervals(where, corpus):
 
 @pytest.mark.parametrize("name", ["transformer/profile/host.xplane.pb"])
 def test_a_cpu_profile_has_no_devices(name):
-    assert device_busy(load_trace(FIXTURES / name)) == []
+    assert DeviceTime(load_trace(FIXTURES / name)).busy() == []
 
 
 def test_a_pytorch_gpu_stream_counts_its_kernels_not_the_annotation_around_them(corpus):
@@ -114,7 +115,7 @@ def test_a_pytorch_gpu_stream_counts_its_kernels_not_the_annotation_around_them(
     import json
 
     path = corpus / "traces" / "non_xla" / "pytorch_kineto_torch_compile_triton.trace.json.gz"
-    (found,) = device_busy(load_trace(path))
+    (found,) = DeviceTime(load_trace(path)).busy()
     events = json.loads(gzip.decompress(path.read_bytes()))["traceEvents"]
     work = sorted((e["ts"] * 1000, (e["ts"] + e["dur"]) * 1000) for e in events
                   if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"))
@@ -139,7 +140,7 @@ def test_an_annotation_around_kernels_is_not_work(tmp_path):
         {"ph": "M", "pid": 2, "name": "process_name", "args": {"name": "python (GPU 0)"}},
         {"ph": "M", "pid": 2, "tid": 7, "name": "thread_name", "args": {"name": "stream 7"}},
         event("## step", 0, 100, "gpu_user_annotation"), event("gemm", 10, 10, "kernel"), event("add", 50, 10, "kernel")]}))
-    (found,) = device_busy(load_trace(path))
+    (found,) = DeviceTime(load_trace(path)).busy()
     assert (found.device, found.busy_ns, found.window_ns) == ("python (GPU 0)", 20_000, 50_000)
 
 

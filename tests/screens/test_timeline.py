@@ -1284,7 +1284,7 @@ async def test_a_marked_range_says_how_busy_each_device_was():
     """XProf's duty cycle for a range: a kernel's own span is all busy; a range twice as long
     around it, with nothing else running, is half busy."""
     from tui.model.links import stream_tracks
-    from tui.model.utilization import device_busy
+    from tui.model.utilization import DeviceTime
 
     app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
     async with app.run_test(size=(200, 50)) as pilot:
@@ -1299,7 +1299,7 @@ async def test_a_marked_range_says_how_busy_each_device_was():
         assert app.selection.time_range == track.event_span(longest)
         assert "busy: GPU:0 100.0%" in screen_text(app)
         t0, t1 = track.event_span(longest)
-        (around,) = device_busy(trace, t0 - (t1 - t0), t1)
+        (around,) = DeviceTime(trace).busy(t0 - (t1 - t0), t1)
         assert around.busy_ns >= t1 - t0 and around.window_ns == 2 * (t1 - t0)
 
 
@@ -1307,7 +1307,7 @@ async def test_enter_on_an_event_says_how_busy_each_device_was_while_it_ran():
     """A program's run on the GPU (its `XLA Modules` span) and a host call: the details give the
     device's busy share of the event's time, as a marked range over it would; a CPU profile
     has no devices, and says nothing of them."""
-    from tui.model.utilization import device_busy
+    from tui.model.utilization import DeviceTime
 
     app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
     async with app.run_test(size=(200, 50)) as pilot:
@@ -1321,7 +1321,7 @@ async def test_enter_on_an_event_says_how_busy_each_device_was_while_it_ran():
             view.show_event(k, event)
             await pilot.press("enter")
             await settle(pilot)
-            (busy,) = device_busy(trace, *trace.tracks[k].event_span(event))
+            (busy,) = DeviceTime(trace).busy(*trace.tracks[k].event_span(event))
             assert ("devices busy", f"GPU:0 {busy.share:.1%} of its time", None) in app.screen.panel.details
             shares.append(busy.share)
         assert shares[0] > 0.9 and shares[1] < shares[0]  # the run is nearly all kernels; the host waits too

@@ -74,11 +74,6 @@ class DeviceTime:
         return out
 
 
-def device_busy(trace: Trace, t0: int | None = None, t1: int | None = None) -> list[DeviceBusy]:
-    """Each device's busy time over [t0, t1], or over its own span where no window is given."""
-    return DeviceTime(trace).busy(t0, t1)
-
-
 def busy_text(devices: list[tuple[str, float, int | None]], most: int = 4) -> str:
     """`GPU:0 44.9% of 1.003 ms, …`: (device, share, window in ns or None) of the first `most`
     devices, and how many there are where more."""

@@ -240,8 +240,8 @@ class TimelineScreen(WorkspaceScreen):
         except InputError as error:  # the file changed since it was loaded, or a module is bad
             self.app.call_from_thread(self._event_read, track_index, event, {"cannot read stats": str(error)}, None)
             return
-        self._busy = (track_index, event, self._busy_during(track, event))
-        self.app.call_from_thread(self._event_read, track_index, event, args, link)
+        busy = self._busy_during(track, event)
+        self.app.call_from_thread(self._event_read, track_index, event, args, link, busy)
         try:
             flows = correlated(self.trace, track_index, event)
         except InputError:
@@ -265,9 +265,11 @@ class TimelineScreen(WorkspaceScreen):
             return ""
         return busy_text([(b.device, b.share, None) for b in self._device_time().busy(start, end)])
 
-    def _event_read(self, track_index: int, event: int, args: dict, link) -> None:
-        """The chosen event's stats and instruction are known: show them, and select it."""
+    def _event_read(self, track_index: int, event: int, args: dict, link, busy: str = "") -> None:
+        """The chosen event's stats, instruction and devices' busy share are known: show them,
+        and select it."""
         self._link = (track_index, event, link)
+        self._busy = (track_index, event, busy)
         self._flows = (track_index, event, [])
         self.refresh_bindings()
         self.panel.show_info(self._cursor_line())
