@@ -39,6 +39,21 @@ def check(graph, focus) -> None:
         for (ax, ay), (bx, by) in zip(edge.points, edge.points[1:]):
             assert ax == bx or ay == by, f"{focus.name}: edge {edge.source}->{edge.target} is not orthogonal"
     assert graph.crossings <= graph.naive_crossings
+    assert graph.crossings == crossings_of(graph)
+
+
+def crossings_of(graph) -> int:
+    """The crossings of the laid-out graph, pair by pair: each edge's chain of links between
+    adjacent layers (through its bend points, `~chain.layer`), two links of one gap crossing
+    where their ends come in opposite orders."""
+    at = {key: (n, i) for n, row in enumerate(graph.layers) for i, key in enumerate(row)}
+    links = []
+    for k, edge in enumerate(graph.edges):
+        top, bottom = at[edge.source][0], at[edge.target][0]
+        chain = [edge.source, *(f"~{k}.{layer}" for layer in range(top + 1, bottom)), edge.target]
+        links += [(at[p][0], at[p][1], at[q][1]) for p, q in zip(chain, chain[1:])]
+    return sum(1 for i, (g1, a1, b1) in enumerate(links) for g2, a2, b2 in links[i + 1 :]
+               if g1 == g2 and (a1 - a2) * (b1 - b2) < 0)
 
 
 def test_every_instruction_lays_out_cleanly(transformer):
