@@ -36,6 +36,10 @@ _LINE_CHARS = {
 _BOX = {"single": "┌┐└┘─│┬┴", "double": "╔╗╚╝═║╤╧"}
 ARROW = "▼"
 _CHAR_TABLE = np.array([_LINE_CHARS.get(bits, " ") for bits in range(16)], dtype="<U1")
+# A box's border character above or below each cell's vertical line bits: a port where the cell's
+# line reaches the box (DOWN into its top, UP out of its bottom), else the border.
+_PORTS = {(border, bit, port): {bits: port if bits & bit else border for bits in range(4)}
+          for box in _BOX.values() for border, port, bit in ((box[4], box[7], DOWN), (box[4], box[6], UP))}
 
 
 @dataclass
@@ -473,41 +477,45 @@ def _simplify(points: list[tuple[int, int]]) -> list[tuple[int, int]]:
 def draw(graph: GraphLayout) -> list[str]:
     """Rows of text: boxes over a grid of line cells merged into box-drawing characters.
 
-    The grid is a NumPy array of direction bits turned into characters by a table lookup: a
-    re-centre draws thousands of cells, and a per-cell Python loop would cost a frame."""
-    cells = np.zeros((graph.height, graph.width), np.uint8)
+    The grid is a NumPy array of direction bits turned into characters by a table lookup; each
+    bit is set for all the cells of all the edges at once (a re-centre draws thousands of
+    cells, and a slice or a Python loop per segment cost most of its frame). Boxes are then
+    written into the rows as strings."""
+    height, width = graph.height, graph.width
+    if not width:
+        return [""] * height
+    bits: dict[int, list[int]] = {UP: [], DOWN: [], LEFT: [], RIGHT: []}  # flat cell indices
+    arrows = []
     for edge in graph.edges:
         for (x0, y0), (x1, y1) in zip(edge.points, edge.points[1:]):
             if x0 == x1:
                 lo, hi = sorted((y0, y1))
-                cells[lo + 1 : hi + 1, x0] |= UP
-                cells[lo:hi, x0] |= DOWN
+                bits[UP].extend(range((lo + 1) * width + x0, hi * width + x0 + 1, width))
+                bits[DOWN].extend(range(lo * width + x0, (hi - 1) * width + x0 + 1, width))
             else:
                 lo, hi = sorted((x0, x1))
-                cells[y0, lo + 1 : hi + 1] |= LEFT
-                cells[y0, lo:hi] |= RIGHT
-    chars = _CHAR_TABLE[cells]
-    for edge in graph.edges:
+                bits[LEFT].extend(range(y0 * width + lo + 1, y0 * width + hi + 1))
+                bits[RIGHT].extend(range(y0 * width + lo, y0 * width + hi))
         x, y = edge.points[-1]
-        if y > 0 and cells[y - 1, x] & UP:
-            chars[y - 1, x] = ARROW
+        if y > 0:
+            arrows.append((y - 1) * width + x)
+    cells = np.zeros(height * width, np.uint8)
+    for bit, at in bits.items():
+        cells[np.array(at, np.intp)] |= bit  # a cell listed twice gets the same bit twice
+    chars = _CHAR_TABLE[cells]
+    arrows = np.array(arrows, np.intp)
+    chars[arrows[cells[arrows] & UP > 0]] = ARROW
+    rows = chars.view(f"<U{width}").tolist()
+    lines = (cells & (UP | DOWN)).tobytes().decode("latin-1")  # each cell's vertical bits, as a character
     for node in graph.nodes.values():
-        _box(chars, cells, node, "double" if node.key == graph.focus else "single")
-    if not graph.width:
-        return [""] * graph.height
-    return chars.view(f"<U{graph.width}").ravel().tolist()
-
-
-def _box(chars: np.ndarray, cells: np.ndarray, node: Node, kind: str) -> None:
-    tl, tr, bl, br, h, v, port_down, port_up = _BOX[kind]
-    x, y, w = node.x, node.y, node.width
-    top, bottom = y, y + NODE_HEIGHT - 1
-    chars[top, x : x + w] = h
-    chars[bottom, x : x + w] = h
-    if y > 0:
-        chars[top, x + 1 : x + w - 1][cells[y - 1, x + 1 : x + w - 1] & DOWN > 0] = port_up
-    if bottom + 1 < cells.shape[0]:
-        chars[bottom, x + 1 : x + w - 1][cells[bottom + 1, x + 1 : x + w - 1] & UP > 0] = port_down
-    chars[top, x], chars[top, x + w - 1], chars[bottom, x], chars[bottom, x + w - 1] = tl, tr, bl, br
-    for n, text in enumerate(node.lines):
-        chars[y + 1 + n, x : x + w] = list(v + " " + text.ljust(w - 3) + v)
+        tl, tr, bl, br, h, v, port_down, port_up = _BOX["double" if node.key == graph.focus else "single"]
+        x, y, w = node.x, node.y, node.width
+        bottom = y + NODE_HEIGHT - 1
+        above = lines[(y - 1) * width + x + 1 : (y - 1) * width + x + w - 1] if y > 0 else ""
+        below = lines[(bottom + 1) * width + x + 1 : (bottom + 1) * width + x + w - 1] if bottom + 1 < height else ""
+        ports = [(y, tl + above.ljust(w - 2, "\0").translate(_PORTS[h, DOWN, port_up]) + tr),  # where an edge comes down
+                 *((y + 1 + n, v + " " + text.ljust(w - 3) + v) for n, text in enumerate(node.lines)),
+                 (bottom, bl + below.ljust(w - 2, "\0").translate(_PORTS[h, UP, port_down]) + br)]
+        for at, line in ports:
+            rows[at] = rows[at][:x] + line + rows[at][x + w :]
+    return rows
