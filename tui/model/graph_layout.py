@@ -290,8 +290,13 @@ def _order(layers: list[list[str]], links: list[tuple[str, str]]) -> tuple[list[
     best = [list(row) for row in layers]
     best_count = _crossings(best, links)
     current = [list(row) for row in best]
-    for sweep in range(SWEEPS):
+    seen = set()  # (order, direction) met before: the sweeps from there repeat what they did then
+    for sweep in range(SWEEPS if best_count else 0):  # none crossing: no sweep can do better
         down = sweep % 2 == 0
+        state = (tuple(map(tuple, current)), down)
+        if state in seen:
+            break
+        seen.add(state)
         rows = range(1, len(current)) if down else range(len(current) - 2, -1, -1)
         for n in rows:
             fixed = current[n - 1] if down else current[n + 1]
@@ -440,7 +445,8 @@ def _tracks(runs: dict[tuple[str, str], tuple[int, int]]) -> dict[tuple[str, str
 
     def depth(hop, visiting=frozenset()):
         if hop not in level:
-            higher = [depth(f, visiting | {hop}) for f in above[hop] if f not in visiting]
+            inner = visiting | {hop}
+            higher = [depth(f, inner) for f in above[hop] if f not in visiting]
             level[hop] = 1 + max(higher, default=-1)
         return level[hop]
 
