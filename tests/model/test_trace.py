@@ -758,5 +758,5 @@ def test_the_summary_names_the_slowest_steps(xplane_path, xtrace):
     assert [(s["start_us"], s["duration_us"], s["busy"]) for s in steps["each"]] == [
         ((start - origin) / 1000, (end - start) / 1000, []) for start, end, _ in xtrace.steps]
     slowest = sorted(xtrace.steps, key=lambda step: step[0] - step[1])
-    expected = "; ".join(f"train at {format_ns(start - origin, 4)}, {format_ns(end - start, 4)}" for start, end, _ in slowest)
+    expected = "; ".join(f"train at {format_ns(start - origin, 4)} took {format_ns(end - start, 4)}" for start, end, _ in slowest)
     assert f"  slowest steps: {expected}\n" in format_summary(summary)

@@ -258,7 +258,7 @@ def _trace_lines(trace: dict) -> list[str]:
         if steps["count"] > 1:
             slowest = sorted(steps["each"], key=lambda step: -step["duration_us"])[:TOP_STEPS]
             lines.append("  slowest steps: " + "; ".join(
-                f"{step['name']} at {format_ns(step['start_us'] * 1000, 4)}, {format_ns(step['duration_us'] * 1000, 4)}"
+                f"{step['name']} at {format_ns(step['start_us'] * 1000, 4)} took {format_ns(step['duration_us'] * 1000, 4)}"
                 + (f" (busy: {_busy_text(step['busy'])})" if step["busy"] else "") for step in slowest))
     chip = trace.get("chip")
     if chip:
