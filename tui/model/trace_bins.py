@@ -42,6 +42,12 @@ class Cells(NamedTuple):
     shade: np.ndarray
 
 
+def _clip(values, low, high):
+    """np.clip's result, from the two ufuncs (its Python wrapper cost more than the work on a
+    frame's few rows)."""
+    return np.minimum(np.maximum(values, low), high)
+
+
 def cell_edges(t0: float, ns_per_cell: float, cells: int) -> np.ndarray:
     """Integer start time of each cell, and the end of the last: cells + 1 values."""
     offsets = np.arange(cells + 1, dtype=np.float64) * ns_per_cell
@@ -59,7 +65,7 @@ def _first_at(lanes: LaneIndex, rows: np.ndarray, times: np.ndarray) -> np.ndarr
     """Per row and time, the position of the row's first event starting at or after it
     (the row's end position if none). Times are clamped just outside a row's span, so a
     lookup never lands in a neighbouring row."""
-    offsets = np.minimum(np.maximum(times - lanes.base, -1), lanes.stride - 1)  # ufuncs: np.clip's wrapper costs more
+    offsets = _clip(times - lanes.base, -1, lanes.stride - 1)
     keys = (rows[:, None] + lanes.row0) * lanes.stride + offsets[None, :]
     return np.searchsorted(lanes.keys, keys.ravel(), side="left").reshape(keys.shape)
 
@@ -73,8 +79,9 @@ def bin_rows(lanes: LaneIndex, rows: np.ndarray, t0: float, ns_per_cell: float, 
         return Cells(none, none.copy(), np.full(shape, SUB, np.int8), np.zeros(shape, np.int8))
     start, end = lanes.start, lanes.end
     edges = cell_edges(t0, ns_per_cell, cells)
-    a, b = np.broadcast_to(edges[:-1], shape), np.broadcast_to(edges[1:], shape)
-    width = np.broadcast_to(np.maximum(np.diff(edges), 1).astype(np.float64), shape)  # a cell under 1 ns holds nothing
+    # Per row copies (np.broadcast_to's checks cost more than copying the few rows of a frame).
+    a, b = edges[None, :-1].repeat(len(rows), 0), edges[None, 1:].repeat(len(rows), 0)
+    width = np.maximum(np.diff(edges), 1).astype(np.float64)[None, :].repeat(len(rows), 0)  # a cell under 1 ns holds nothing
     first_all = _first_at(lanes, rows, edges)
     first, after = first_all[:, :-1], first_all[:, 1:]
     row_start = lanes.offsets[rows][:, None]
@@ -97,14 +104,14 @@ def bin_rows(lanes: LaneIndex, rows: np.ndarray, t0: float, ns_per_cell: float, 
     through = quiet & held & (left_end >= b)
     right[through] = left[through]
     ending = quiet & held & ~through
-    split[ending] = np.clip(np.rint((left_end - a)[ending] / width[ending] * SUB), 1, SUB - 1)
+    split[ending] = _clip(np.rint((left_end - a)[ending] / width[ending] * SUB), 1, SUB - 1)
 
     # One event starts inside and runs past the cell: a gap or the held event, then it.
     where = np.rint((start[single] - a) / width * SUB).astype(np.int64)
     gap_wins = (left_end - a) < (start[single] - left_end)
     left[reaches_right & gap_wins] = -1
     right[reaches_right] = first[reaches_right]
-    split[reaches_right] = np.clip(where, 0, SUB - 1)[reaches_right]
+    split[reaches_right] = _clip(where, 0, SUB - 1)[reaches_right]
     opens = reaches_right & (where <= 0)
     left[opens] = right[opens]
     split[opens] = SUB
@@ -143,7 +150,7 @@ def _dominate(lanes, busy, left, right, split, shade, first, after, left_event, 
     inside = f[:, None] + np.arange(_CANDIDATES)
     candidates = np.concatenate([held[:, None], inside, e[:, None] - 1], axis=1)
     valid = np.concatenate([held[:, None] >= 0, inside < e[:, None], (e > f)[:, None]], axis=1)
-    safe = np.clip(candidates, 0, len(start) - 1)
+    safe = _clip(candidates, 0, len(start) - 1)
     overlap = np.minimum(end[safe], hi[:, None]) - np.maximum(start[safe], lo[:, None])
     overlap = np.where(valid, overlap, -1)
     dominant = safe[np.arange(len(f)), overlap.argmax(axis=1)]
@@ -153,10 +160,10 @@ def _dominate(lanes, busy, left, right, split, shade, first, after, left_event, 
         + (lanes.busy[e] - lanes.busy[f])
         - np.maximum(end[last] - hi, 0) * (e > f)
     )
-    fraction = np.clip(covered / width[k], 0, 1)
+    fraction = _clip(covered / width[k], 0, 1)
     left[k] = right[k] = dominant
     split[k] = SUB
-    shade[k] = np.clip(np.ceil(fraction * SHADES), 1, SHADES)
+    shade[k] = _clip(np.ceil(fraction * SHADES), 1, SHADES)
 
 
 def busy_fraction(lanes: LaneIndex, rows: np.ndarray, t0: float, ns_per_cell: float, cells: int) -> np.ndarray:
@@ -175,7 +182,7 @@ def busy_fraction(lanes: LaneIndex, rows: np.ndarray, t0: float, ns_per_cell: fl
     carried = np.where(held, np.minimum(end[before], b) - a, 0)
     overshoot = np.maximum(end[np.maximum(e - 1, 0)] - b, 0) * (e > f)
     covered = (carried + lanes.busy[e] - lanes.busy[f] - overshoot).sum(axis=0)
-    return np.clip(covered / np.maximum(np.diff(edges), 1), 0, 1)
+    return _clip(covered / np.maximum(np.diff(edges), 1), 0, 1)
 
 
 def sampled_values(time_ns: np.ndarray, value: np.ndarray, t0: float, ns_per_cell: float, cells: int) -> np.ndarray:
