@@ -205,3 +205,28 @@ def test_each_step_says_how_busy_each_device_was_in_it(corpus):
         assert share == pytest.approx(clipped_union(work[device], start, end) / (end - start), abs=1e-9)
     assert 0 < max(shares.values()) < 1
 
+
+
+def test_the_slowest_steps_say_how_busy_the_device_was_in_each(tmp_path):
+    """By hand: a `Steps` line with two steps over a GPU stream (PyTorch's process naming). The
+    longer step, 0-100 us, holds 30 us of kernels; the shorter, 100-160 us, 45 us."""
+    import json
+
+    from tui.model.inputs import load_workspace
+    from tui.model.summary import format_summary, summarize
+
+    def event(name, ts, dur, tid, cat="kernel"):
+        return {"ph": "X", "pid": 2, "tid": tid, "name": name, "ts": ts, "dur": dur, "cat": cat}
+
+    path = tmp_path / "steps.json"
+    path.write_text(json.dumps({"traceEvents": [
+        {"ph": "M", "pid": 2, "name": "process_name", "args": {"name": "python (GPU 0)"}},
+        {"ph": "M", "pid": 2, "tid": 7, "name": "thread_name", "args": {"name": "stream 7"}},
+        {"ph": "M", "pid": 2, "tid": 1, "name": "thread_name", "args": {"name": "Steps"}},
+        event("1", 0, 100, 1, "step"), event("2", 100, 60, 1, "step"),
+        event("gemm", 10, 30, 7), event("add", 110, 45, 7)]}))
+    summary = summarize(load_workspace([path]))
+    steps = summary["trace"]["steps"]["each"]
+    assert [(s["name"], s["duration_us"], [(b["device"], b["busy_us"], b["window_us"]) for b in s["busy"]]) for s in steps] == [
+        ("1", 100.0, [("python (GPU 0)", 30.0, 100.0)]), ("2", 60.0, [("python (GPU 0)", 45.0, 60.0)])]
+    assert "  slowest steps: 1 at 0 ns took 100 us (busy: python (GPU 0) 30.0%); 2 at 100 us took 60 us (busy: python (GPU 0) 75.0%)\n" in format_summary(summary)

@@ -512,13 +512,13 @@ def draw(graph: GraphLayout) -> list[str]:
     arrows = np.array(arrows, np.intp)
     chars[arrows[cells[arrows] & UP > 0]] = ARROW
     rows = chars.view(f"<U{width}").tolist()
-    lines = (cells & (UP | DOWN)).tobytes().decode("latin-1")  # each cell's vertical bits, as a character
+    vertical = (cells & (UP | DOWN)).tobytes().decode("latin-1")  # each cell's vertical bits, as a character
     for node in graph.nodes.values():
         tl, tr, bl, br, h, v, port_down, port_up = _BOX["double" if node.key == graph.focus else "single"]
         x, y, w = node.x, node.y, node.width
         bottom = y + NODE_HEIGHT - 1
-        above = lines[(y - 1) * width + x + 1 : (y - 1) * width + x + w - 1] if y > 0 else ""
-        below = lines[(bottom + 1) * width + x + 1 : (bottom + 1) * width + x + w - 1] if bottom + 1 < height else ""
+        above = vertical[(y - 1) * width + x + 1 : (y - 1) * width + x + w - 1] if y > 0 else ""
+        below = vertical[(bottom + 1) * width + x + 1 : (bottom + 1) * width + x + w - 1] if bottom + 1 < height else ""
         ports = [(y, tl + above.ljust(w - 2, "\0").translate(_PORTS[h, DOWN, port_up]) + tr),  # where an edge comes down
                  *((y + 1 + n, v + " " + text.ljust(w - 3) + v) for n, text in enumerate(node.lines)),
                  (bottom, bl + below.ljust(w - 2, "\0").translate(_PORTS[h, UP, port_down]) + br)]

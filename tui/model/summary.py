@@ -141,7 +141,7 @@ def _steps(trace, devices) -> dict | None:
     durations = [end - start for start, end, _ in steps]
     origin = trace.span[0]
     each = [{"name": name, "start_us": (start - origin) / 1000.0, "duration_us": (end - start) / 1000.0,
-             "busy": [{"device": b.device, "share": b.share} for b in devices.busy(start, end)]}
+             "busy": [_busy_facts(b) for b in devices.busy(start, end)]}
             for start, end, name in steps]
     return {"count": len(durations), "mean_us": sum(durations) / len(durations) / 1000.0,
             "min_us": min(durations) / 1000.0, "max_us": max(durations) / 1000.0, "each": each}
@@ -174,11 +174,11 @@ def _busy_in_main(ws: Workspace, busy) -> dict | None:
     return {"program": program, "devices": devices} if devices else None
 
 
-def _busy_text(devices: list[dict]) -> str:
-    """Each device's share, and of how long a window where the facts give it."""
+def _busy_text(devices: list[dict], windows: bool = True) -> str:
+    """Each device's share, and of how long a window (left out where the line gives it)."""
     from tui.model.utilization import busy_text
 
-    return busy_text([(b["device"], b["share"], round(b["window_us"] * 1000) if "window_us" in b else None)
+    return busy_text([(b["device"], b["share"], round(b["window_us"] * 1000) if windows else None)
                       for b in devices], TOP_DEVICES)
 
 
@@ -259,7 +259,7 @@ def _trace_lines(trace: dict) -> list[str]:
             slowest = sorted(steps["each"], key=lambda step: -step["duration_us"])[:TOP_STEPS]
             lines.append("  slowest steps: " + "; ".join(
                 f"{step['name']} at {format_ns(step['start_us'] * 1000, 4)} took {format_ns(step['duration_us'] * 1000, 4)}"
-                + (f" (busy: {_busy_text(step['busy'])})" if step["busy"] else "") for step in slowest))
+                + (f" (busy: {_busy_text(step['busy'], windows=False)})" if step["busy"] else "") for step in slowest))
     chip = trace.get("chip")
     if chip:
         lines.append(f"  chip: {chip['name']}, peaks {si(chip['peak_flops'], 'FLOP/s')} and {si(chip['peak_bytes_per_s'], 'B/s')}"
