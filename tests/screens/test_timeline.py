@@ -1192,6 +1192,100 @@ async def test_k_lists_the_gpu_kernels_with_their_launch_and_ops():
         assert not panel.showing_table
 
 
+def steps_over_gpus(path, gpus: int) -> None:
+    """By hand, PyTorch's naming: a `Steps` line of three steps (20-120, 120-180 and 180-260 us)
+    on GPU 0's process, and on each GPU's stream a kernel per step; GPU g's kernels run
+    30 + 10g, 45 - 10g and 80 - 10g us of its step."""
+    import json
+
+    events = [{"ph": "M", "pid": 100, "tid": 1, "name": "thread_name", "args": {"name": "Steps"}}]
+    for name, start, dur in (("1", 20, 100), ("2", 120, 60), ("3", 180, 80)):
+        events.append({"ph": "X", "pid": 100, "tid": 1, "name": name, "ts": start, "dur": dur, "cat": "step"})
+    for g in range(gpus):
+        events += [{"ph": "M", "pid": 100 + g, "name": "process_name", "args": {"name": f"python (GPU {g})"}},
+                   {"ph": "M", "pid": 100 + g, "tid": 7, "name": "thread_name", "args": {"name": "stream 7"}}]
+        for start, dur in ((20, 30 + 10 * g), (120, 45 - 10 * g), (180, 80 - 10 * g)):
+            events.append({"ph": "X", "pid": 100 + g, "tid": 7, "name": "gemm", "ts": start, "dur": dur, "cat": "kernel"})
+    events.append({"ph": "X", "pid": 1, "tid": 1, "name": "host", "ts": 0, "dur": 300})  # the steps are inside the trace
+    path.write_text(json.dumps({"traceEvents": events}))
+
+
+async def test_g_lists_the_steps_with_how_busy_each_device_was(tmp_path):
+    """XProf's step-time graph as a table: a row per step in time order with its start, time,
+    difference from the median and each GPU's busy share; `s` orders by time, Enter zooms to
+    the step and makes the steps the matches (n: the next in time); `g` closes it."""
+    path = tmp_path / "steps.json"
+    steps_over_gpus(path, 2)
+    app = XlaTuiApp(path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        view, panel = await open_table(pilot, "g")
+        assert panel.has_focus and [row.name for row in panel.rows] == ["1", "2", "3"]
+        header = panel._table_line(1).text.split()
+        assert header == ["name", "start", "time", "vs", "median", "GPU", "0", "GPU", "1"]
+        lines = [panel._table_line(k + 2).text.split() for k in range(3)]
+        assert lines == [["1", "20", "us", "100", "us", "+25%", "30.0%", "40.0%"],  # median 80 us
+                         ["2", "120", "us", "60", "us", "-25%", "75.0%", "58.3%"],
+                         ["3", "180", "us", "80", "us", "+0%", "100.0%", "87.5%"]]
+        assert "3 steps, median 80 us (60 us to 100 us)" in screen_text(app)
+        await pilot.press("s")
+        assert panel.sort_by == "time" and [panel._table_line(k + 2).text.split()[0] for k in range(3)] == ["1", "3", "2"]
+        await pilot.press("s", "s")  # by GPU 0's share, then GPU 1's
+        assert panel.sort_by == "GPU 1" and [panel._table_line(k + 2).text.split()[0] for k in range(3)] == ["3", "2", "1"]
+        await pilot.press("up", "enter")  # the cursor stayed on step 1, now last: up to step 2
+        trace = app.workspace.trace
+        steps = next(k for k, track in enumerate(trace.tracks) if track.name == "Steps")
+        assert view.has_focus and view.cursor == (steps, 1)
+        t0, t1 = window(view)
+        assert t0 <= 120_000 and t1 >= 180_000 and t1 - t0 < 2 * 60_000  # fitted to the step
+        await pilot.press("n")
+        assert view.cursor == (steps, 2) and len(view.matches[1]) == 3
+        await pilot.press("g")
+        await settle(pilot)
+        assert panel.showing_table and panel.rows[0].name == "1"
+        await pilot.press("g")
+        assert not panel.showing_table and view.has_focus
+
+
+async def test_g_on_many_devices_gives_the_least_mean_and_most_busy(tmp_path):
+    """Past four devices, the busy columns are the least, mean and most busy device's share, and
+    a note names the two least busy devices."""
+    path = tmp_path / "steps.json"
+    steps_over_gpus(path, 5)
+    app = XlaTuiApp(path)
+    async with app.run_test(size=(160, 30)) as pilot:
+        _, panel = await open_table(pilot, "g")
+        assert panel._table_line(1).text.split()[-9:] == ["min", "busy", "mean", "busy", "max", "busy", "least", "busy", "devices"]
+        shares = [[(30 + 10 * g) / 100 for g in range(5)], [(45 - 10 * g) / 60 for g in range(5)],
+                  [(80 - 10 * g) / 80 for g in range(5)]]
+        for k, each in enumerate(shares):
+            cells = panel._table_line(k + 2).text.split()
+            assert cells[6:9] == [f"{min(each):.1%}", f"{sum(each) / 5:.1%}", f"{max(each):.1%}"]
+        assert panel.notes[1] == "GPU 4 8.3%, GPU 3 25.0%"
+
+
+async def test_g_on_a_tensorflow_gpu_profile_matches_the_summary(corpus):
+    """The TF GPU profile's one step (XProf's `Steps` line): its time and each device's busy
+    share, as `--summary --json` gives them (which a test checks against ProfileData)."""
+    from tui.model.summary import summarize
+
+    path = corpus / "traces" / "xprof_demo_tf_gpu_multiworker_2020.xplane.pb"
+    app = XlaTuiApp(path)
+    async with app.run_test(size=(200, 40)) as pilot:
+        _, panel = await open_table(pilot, "g")
+        (step,) = summarize(app.workspace)["trace"]["steps"]["each"]
+        cells = panel._table_line(2).text.split()
+        assert cells[0] == step["name"] and [b["device"] for b in step["busy"]] == ["/device:GPU:1", "/device:GPU:4", "/device:GPU:6"]
+        assert cells[-3:] == [f"{b['share']:.1%}" for b in step["busy"]] and cells[-2] == "74.9%"
+        assert panel._table_line(1).text.split()[-3:] == ["GPU:1", "GPU:4", "GPU:6"]
+
+
+async def test_g_says_when_a_profile_has_no_steps():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        _, panel = await open_table(pilot, "g")
+        assert panel.rows == [] and "No steps in this profile" in screen_text(app)
+
+
 async def test_k_says_when_a_profile_has_no_gpu():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:

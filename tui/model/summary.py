@@ -135,14 +135,16 @@ def _steps(trace, devices) -> dict | None:
     """The steps' times, and each step's (XProf's step-time graph): its time and how busy each
     device was in it (a slow step with idle devices waited on the host, its input or a
     collective)."""
-    steps = trace.steps
+    from tui.model.steps import steps as training_steps
+
+    steps = training_steps(trace, devices)
     if not steps:
         return None
-    durations = [end - start for start, end, _ in steps]
+    durations = [step.duration_ns for step in steps]
     origin = trace.span[0]
-    each = [{"name": name, "start_us": (start - origin) / 1000.0, "duration_us": (end - start) / 1000.0,
-             "busy": [_busy_facts(b) for b in devices.busy(start, end)]}
-            for start, end, name in steps]
+    each = [{"name": step.name, "start_us": (step.start_ns - origin) / 1000.0, "duration_us": step.duration_ns / 1000.0,
+             "busy": [_busy_facts(b) for b in step.busy]}
+            for step in steps]
     return {"count": len(durations), "mean_us": sum(durations) / len(durations) / 1000.0,
             "min_us": min(durations) / 1000.0, "max_us": max(durations) / 1000.0, "each": each}
 

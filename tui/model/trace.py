@@ -558,22 +558,24 @@ class Trace:
 
     @property
     def steps(self) -> list[tuple[int, int, str]]:
-        """(start, end, name) of each training step, in time order: the events of the first
-        `Steps` track (XProf's device step line) or, without one, the events that carry a
-        `step_num` stat (`jax.profiler.StepTraceAnnotation`). Decoded tracks only."""
-        marked = [t for t in self.tracks if t.name == "Steps" and t.decoded]
-        if marked:
-            track = marked[0]
-            return [(int(s), int(e), track.event_name(i)) for i, (s, e) in enumerate(zip(track.start_ns, track.end_ns))]
-        if not self._table.step_ids:
-            return []
-        wanted = np.zeros(len(self.names), bool)
-        wanted[list(self._table.step_ids)] = True
-        tracks, events = self.events_named(wanted)
+        """(start, end, name) of each training step, in time order (see `step_events`)."""
+        tracks, events = self.step_events()
         return [
             (int(self.tracks[k].start_ns[i]), int(self.tracks[k].end_ns[i]), self.tracks[k].event_name(i))
             for k, i in zip(tracks.tolist(), events.tolist())
         ]
+
+    def step_events(self) -> tuple[np.ndarray, np.ndarray]:
+        """(track, event) of each training step, in time order: the events of the first `Steps`
+        track (XProf's device step line) or, without one, the events that carry a `step_num`
+        stat (`jax.profiler.StepTraceAnnotation`). Decoded tracks only."""
+        marked = [k for k, t in enumerate(self.tracks) if t.name == "Steps" and t.decoded]
+        if marked:
+            count = self.tracks[marked[0]].count
+            return np.full(count, marked[0], np.int32), np.arange(count)
+        wanted = np.zeros(len(self.names), bool)
+        wanted[list(self._table.step_ids)] = True
+        return self.events_named(wanted)
 
     def aggregate(
         self, t0_ns: int | None = None, t1_ns: int | None = None, tracks: Iterable[Track] | None = None

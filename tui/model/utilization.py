@@ -74,6 +74,12 @@ class DeviceTime:
         return out
 
 
+def device_label(device: str) -> str:
+    """A device's short name: `GPU:0` for `/device:GPU:0`, `GPU 2` for PyTorch's `python (GPU 2)`."""
+    found = _GPU_PROCESS.search(device)
+    return found.group(0).rstrip(")") if found else device.removeprefix("/device:")
+
+
 def busy_text(devices: list[tuple[str, float, int | None]], most: int = 4) -> str:
     """`GPU:0 44.9% of 1.003 ms, …`: (device, share, window in ns or None) of the first `most`
     devices, and how many there are where more."""

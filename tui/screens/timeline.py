@@ -27,18 +27,20 @@ from tui.model.links import (correlated, events_of_name, group_rates, instructio
 from tui.model.kernels import KernelStats, kernel_stats
 from tui.model.scopes import DEEPEST, name_scope, parting_depth
 from tui.model.shapes import human_bytes
+from tui.model.steps import Step, steps as training_steps
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats, Trace, TraceLanes, Track, return_freed_memory
-from tui.model.utilization import DeviceBusy, DeviceTime, busy_text
+from tui.model.utilization import DeviceBusy, DeviceTime, busy_text, device_label
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
 from tui.widgets.timeline import TimelineView
-from tui.widgets.trace_panel import TracePanel
+from tui.widgets.trace_panel import Column, TracePanel
 
 BOLD, ITALIC, WARNING = Style(bold=True), Style(italic=True), Style(bold=True, color="red")
 NO_PROFILE = "No profile loaded: open an .xplane.pb, a trace JSON or a logdir (alone or beside a dump)."
 FLOWS_LISTED = 8  # linked events listed in the panel
 INSTANTS_LISTED = 200  # instant events listed in the panel (the rest: zoom in)
+DEVICE_COLUMNS = 4  # the steps table's busy columns, one per device; more devices: the least, mean and most busy
 
 
 class TimelineScreen(WorkspaceScreen):
@@ -64,6 +66,7 @@ class TimelineScreen(WorkspaceScreen):
         Binding("minus", "scope_depth(-1)", "Name scope -", show=False),
         Binding("plus,equals_sign", "scope_depth(1)", "Name scope +", show=False),
         Binding("k", "kernel_stats", "GPU kernels", show=False),
+        Binding("g", "steps", "Steps: time, devices busy", show=False),
         Binding("right_square_bracket", "flow(1)", "Follow flow"),
         Binding("left_square_bracket", "flow(-1)", "Flow back", show=False),
         Binding("shift+enter", "match(-1)", "Previous match", show=False),
@@ -96,6 +99,7 @@ class TimelineScreen(WorkspaceScreen):
         self._scope_depth: int | None = None  # of that table: where the ops' scopes part, until -/+
         self._sources: tuple[list[NameStats], list[str]] | None = None  # the ops by source line, and each op's
         self._kernels: KernelStats | None = None  # the GPU kernel table, once worked out
+        self._steps: tuple[list[NameStats], list[Step]] | None = None  # the steps table's rows, and its steps
         self._searched: str | None = None
         # No super().on_mount(): Textual calls each class's handler in the MRO itself, the base's
         # after this one (called here too, it ticked twice and heard every change twice).
@@ -112,7 +116,7 @@ class TimelineScreen(WorkspaceScreen):
             self.view.set_op_names(op_names(ws), self.view.kernel_ops)
             return
         self._link, self._ops, self._kernels, self._flows, self._busy = None, None, None, (-1, -1, []), (-1, -1, "")
-        self._scopes = self._scope_depth = self._sources = None
+        self._scopes = self._scope_depth = self._sources = self._steps = None
         self._pending = ws.selection
         self.view.set_trace(ws.trace, op_names(ws))
         self._show_trace_facts()
@@ -582,7 +586,75 @@ class TimelineScreen(WorkspaceScreen):
         title = (f" GPU kernels: {len(stats.rows):,} kernels, {sum(r.count for r in stats.rows):,} runs, "
                  f"{format_ns(total, 6)} in all (Enter: a kernel's runs)" if stats.rows
                  else " No GPU kernels in this profile (no /device:GPU stream tracks)")
-        self.panel.show_table(title, stats.rows, total or None, notes=stats.notes)
+        self.panel.show_table(title, stats.rows, total or None, notes=stats.notes, notes_title="launch")
+
+    def action_steps(self) -> None:
+        """`g`: XProf's step-time graph as a table, a row per step in time order: its start, its
+        time against the median and how busy each device was in it (`s` sorts by time or by a
+        device's share). Enter zooms to the step; the steps are then the matches (n/N)."""
+        if self.trace is None:
+            return
+        if self._steps is None:
+            self._compute_steps()
+        elif self.panel.showing_table and self.panel.rows is self._steps[0]:
+            self._show_trace_facts()
+            self.view.focus()
+        else:
+            self._show_steps()
+
+    @work(thread=True, exclusive=True, group="timeline-steps")
+    def _compute_steps(self) -> None:
+        self.trace.decode_all()
+        found = training_steps(self.trace, self._device_time())
+        self.app.call_from_thread(self._steps_ready, found)
+
+    def _steps_ready(self, found: list[Step]) -> None:
+        repeated = len({step.name for step in found}) < len(found)
+        rows = [NameStats(f"{step.name} #{k + 1}" if repeated else step.name, 1, step.duration_ns, step.duration_ns,
+                          step.duration_ns, step.duration_ns, step.duration_ns) for k, step in enumerate(found)]
+        self._steps = rows, found
+        self._show_steps()
+
+    def _show_steps(self) -> None:
+        rows, found = self._steps
+        self.panel.focus()
+        if not found:
+            self.panel.show_table(" No steps in this profile: no Steps line, no events with a step_num "
+                                  "(jax.profiler.StepTraceAnnotation marks them)", rows, columns=[])
+            return
+        origin = self.trace.span[0]
+        times = sorted(step.duration_ns for step in found)
+        median = times[len(times) // 2]
+        columns = [
+            Column("start", lambda k: format_ns(found[k].start_ns - origin, 4)),
+            Column("time", lambda k: format_ns(found[k].duration_ns, 4), lambda k: found[k].duration_ns),
+            Column("vs median", lambda k: f"{found[k].duration_ns / median - 1:+.0%}" if median else ""),
+        ]
+        notes = None
+        devices = [busy.device for busy in found[0].busy]
+        if len(devices) <= DEVICE_COLUMNS:
+            for d, device in enumerate(devices):
+                columns.append(Column(device_label(device)[:9], lambda k, d=d: f"{found[k].busy[d].share:.1%}",
+                                      lambda k, d=d: found[k].busy[d].share))
+        else:
+            shares = [[b.share for b in step.busy] for step in found]
+            for title, of in (("min busy", min), ("mean busy", lambda values: sum(values) / len(values)), ("max busy", max)):
+                columns.append(Column(title, lambda k, of=of: f"{of(shares[k]):.1%}", lambda k, of=of: of(shares[k])))
+            notes = [", ".join(f"{device_label(b.device)} {b.share:.1%}" for b in sorted(step.busy, key=lambda b: b.share)[:2])
+                     for step in found]
+        busy = ", how busy each device was in each" if devices else ""
+        self.panel.show_table(f" {len(found):,} steps, median {format_ns(median, 4)} ({format_ns(times[0], 4)} to "
+                              f"{format_ns(times[-1], 4)}){busy} (Enter: zoom to a step, then n/N)",
+                              rows, notes=notes, notes_title="least busy devices", columns=columns)
+
+    def _step_chosen(self, name: str) -> None:
+        rows, found = self._steps
+        step = found[next(k for k, row in enumerate(rows) if row.name == name)]
+        self.view.set_matches(np.array([s.track for s in found], np.int32), np.array([s.event for s in found], np.intp))
+        self._searched = None
+        self.view.focus()
+        self.view.show_event(step.track, step.event)
+        self.view.action_fit()
 
     @staticmethod
     def _ops_title(rows: list[NameStats]) -> str:
@@ -624,6 +696,9 @@ class TimelineScreen(WorkspaceScreen):
             return
         if self._sources is not None and self.panel.rows is self._sources[0]:
             self._show_group(name, self._sources[1], "L: all lines")
+            return
+        if self._steps is not None and self.panel.rows is self._steps[0]:
+            self._step_chosen(name)
             return
         if program is not None:
             op = instruction_or_name(self.workspace, program, name)

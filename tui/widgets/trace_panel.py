@@ -8,7 +8,7 @@ thousands of names, and every widget on the screen adds to the cost of each keyp
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from rich.segment import Segment
 from rich.style import Style
@@ -49,6 +49,16 @@ def _share(fraction: float) -> str:
     return f"{fraction:.1%}" if fraction >= 0.001 else "<0.1%"
 
 
+class Column(NamedTuple):
+    """A table's own column after the name (the steps' time, a device's busy share), in place of
+    the per-name numbers: its title, row k's text, and the value `s` orders rows by (largest
+    first; None: not a sort key)."""
+
+    title: str
+    text: Callable[[int], str]
+    value: Callable[[int], float] | None = None
+
+
 # An op table's rate columns (links.op_flop_rates, op_byte_rates; the util columns: of the chip's peak).
 RATE_FORMATS = {"GFLOP/s": giga, "GB/s": giga, "FLOP util": _share, "BW util": _share}
 
@@ -84,6 +94,8 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         self.total: int | None = None  # with a table of ops: their total time (for a % column)
         self.rates: dict[str, list[float | None]] = {}  # with a table of ops: column ("GFLOP/s") -> each op's rate
         self.notes: list[str] | None = None  # with a table of GPU kernels: each one's launch and ops
+        self.notes_title = ""
+        self.columns: list[Column] | None = None  # a table's own columns, in place of the per-name numbers
         self._notes_length = 0  # the longest note
         self.sort_by = "total"  # the column the rows are shown in, largest first
         self._order: list[int] = []  # the rows' positions, in the order shown
@@ -114,16 +126,23 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         self.refresh_view_lines(_TOP + index for index in changed if index < self.window_height)
 
     def show_table(self, title: str, rows: list[NameStats], total: int | None = None,
-                   rates: dict[str, list[float | None]] | None = None, notes: list[str] | None = None) -> None:
+                   rates: dict[str, list[float | None]] | None = None, notes: list[str] | None = None,
+                   notes_title: str = "", columns: list[Column] | None = None) -> None:
         """Rows of per-name time; with `total`, a column of each row's share of it, with `rates`
         a column per rate (RATE_FORMATS' columns: each op's achieved FLOP/s, bytes/s and their
-        shares of the chip's peaks; blank where unknown), with `notes` a last column of text (a
-        GPU kernel's launch)."""
+        shares of the chip's peaks; blank where unknown), with `notes` a last column of text
+        titled `notes_title` (a GPU kernel's launch); with `columns`, those after the name instead of the numbers, the
+        share and the rates (rows in the order given until `s` sorts them)."""
         self.title, self.rows, self.total, self.cursor = title, rows, total, 0
         self.rates = {column: values for column, values in (rates or {}).items() if any(v is not None for v in values)}
         self.notes = notes if notes and any(notes) else None
         self._notes_length = max(map(len, self.notes)) if self.notes else 0
-        self.sort_by, self._order = "total", list(range(len(rows)))  # as given: largest total first
+        self.notes_title = notes_title
+        self.columns = columns
+        if columns is not None:
+            self.total, self.rates = None, {}
+        # as given: largest total first (a table of its own columns: in its own order)
+        self.sort_by, self._order = ("total" if columns is None else None), list(range(len(rows)))
         programs = {row.program for row in rows}
         longest = max((len(p) for p in programs if p), default=0)
         self._program_width = min(longest, PROGRAM_WIDTH) + 2 if len(programs) > 1 else 0  # one program: said once is enough
@@ -175,13 +194,19 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
 
     def action_sort(self) -> None:
         """Show the rows by the next column (count, self, mean, min, max, the rates, then total
-        again), largest first (an unknown rate last); the cursor stays on its row."""
+        again; a table's own columns, then its own order), largest first (an unknown rate last);
+        the cursor stays on its row."""
         if not self.rows:
             return
-        keys = [*_SORTS, *self._shown_rates()]
+        own = {c.title: c.value for c in self.columns or () if c.value is not None}
+        keys = [None, *own] if self.columns is not None else [*_SORTS, *self._shown_rates()]
         self.sort_by = keys[(keys.index(self.sort_by) + 1 if self.sort_by in keys else 0) % len(keys)]  # (a rate column a resize hid: total)
         at = self._order[self.cursor]
-        if self.sort_by in self.rates:
+        if self.sort_by is None:
+            values = [-k for k in range(len(self.rows))]
+        elif self.sort_by in own:
+            values = list(map(own[self.sort_by], range(len(self.rows))))
+        elif self.sort_by in self.rates:
             values = [-1.0 if v is None else v for v in self.rates[self.sort_by]]
         else:
             values = list(map(_SORTS[self.sort_by], self.rows))
@@ -232,7 +257,8 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
     def _shown_rates(self) -> list[str]:
         """The rate columns that fit: on a narrow terminal the last ones make room for the names."""
         rates = list(self.rates)
-        fixed = (len(_NUMBERS) + bool(self.total)) * _NUMBER_WIDTH + self._program_width + self._notes_width() + 1
+        numbers = len(_NUMBERS) + bool(self.total) if self.columns is None else len(self.columns)
+        fixed = numbers * _NUMBER_WIDTH + self._program_width + self._notes_width() + 1
         while rates and self._width - fixed - len(rates) * _NUMBER_WIDTH < NAME_WIDTH:
             rates.pop()
         return rates
@@ -243,7 +269,10 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         program_width = self._program_width
         notes_width = self._notes_width()
         rates = self._shown_rates()
-        columns = list(_NUMBERS) + (["% time"] if self.total else []) + rates
+        if self.columns is not None:
+            columns = [c.title for c in self.columns]
+        else:
+            columns = list(_NUMBERS) + (["% time"] if self.total else []) + rates
         name_width = max(width - len(columns) * _NUMBER_WIDTH - program_width - notes_width - 1, 12)
         if index == 0:
             return Strip([Segment(fit(self.title, width), _BOLD)])
@@ -252,19 +281,22 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
             header = " " + "name".ljust(name_width) + program + "".join(
                 (("▼" if c == self.sort_by else "") + c).rjust(_NUMBER_WIDTH) for c in columns)
             if notes_width:
-                header += "  launch"
+                header += "  " + self.notes_title
             return Strip([Segment(fit(header, width), _HEADER)])
         if not self.rows:
             return Strip([Segment(fit(" nothing to list", width), _DIM)])
         k = index - 2
         row = self.rows[self._order[k]]
-        cells = [f"{row.count:,}", format_ns(row.total_ns), format_ns(row.self_ns), format_ns(row.mean_ns),
-                 format_ns(row.min_ns), format_ns(row.max_ns)]
-        if self.total:
-            cells.append(f"{100 * row.total_ns / self.total:.1f}")
-        for column in rates:
-            rate = self.rates[column][self._order[k]]
-            cells.append("" if rate is None else RATE_FORMATS[column](rate))
+        if self.columns is not None:
+            cells = [column.text(self._order[k]) for column in self.columns]
+        else:
+            cells = [f"{row.count:,}", format_ns(row.total_ns), format_ns(row.self_ns), format_ns(row.mean_ns),
+                     format_ns(row.min_ns), format_ns(row.max_ns)]
+            if self.total:
+                cells.append(f"{100 * row.total_ns / self.total:.1f}")
+            for column in rates:
+                rate = self.rates[column][self._order[k]]
+                cells.append("" if rate is None else RATE_FORMATS[column](rate))
         program = "  " + fit(row.program or "", program_width - 2) if program_width else ""
         text = " " + fit(row.name, name_width) + program + "".join(c.rjust(_NUMBER_WIDTH) for c in cells)
         if notes_width:
