@@ -21,6 +21,8 @@ import pytest
 
 from tui.model.errors import InputError
 from tui.model.trace import Trace, load_trace
+from tui.model.steps import step_labels, steps
+from tui.model.utilization import DeviceTime
 
 PROFILE_SCRIPT = r"""
 import sys, time
@@ -167,7 +169,16 @@ def test_steps_are_the_step_annotations(xtrace, jtrace):
         brute = sorted(t.event_span(i) for t, i in trace.find("train") if t.event_name(i) == "train")
         assert [(start, end) for start, end, _ in trace.steps] == brute
         assert len(brute) == 3 and {name for _, _, name in trace.steps} == {"train"}
+        # each step's step_num: an int stat in the xplane, a string arg in the JSON
+        found = steps(trace, DeviceTime(trace))
+        assert [step.number for step in found] == [0, 1, 2]
+        assert step_labels(found) == ["train 0", "train 1", "train 2"]  # the steps table's names
     assert xtrace.steps == jtrace.steps
+    # names that differ are the labels; repeated names without numbers (or with repeated ones) take places
+    one, two = steps(xtrace, DeviceTime(xtrace))[:2]
+    assert step_labels([one._replace(name="a"), two._replace(name="b")]) == ["a", "b"]
+    assert step_labels([one._replace(number=None), two]) == ["train #1", "train #2"]
+    assert step_labels([one, two._replace(number=0)]) == ["train #1", "train #2"]
 
 
 def test_steps_of_a_device_step_line(corpus):
@@ -757,6 +768,7 @@ def test_the_summary_names_the_slowest_steps(xplane_path, xtrace):
     origin = xtrace.span[0]
     assert [(s["start_us"], s["duration_us"], s["busy"]) for s in steps["each"]] == [
         ((start - origin) / 1000, (end - start) / 1000, []) for start, end, _ in xtrace.steps]
-    slowest = sorted(xtrace.steps, key=lambda step: step[0] - step[1])
-    expected = "; ".join(f"train at {format_ns(start - origin, 4)} took {format_ns(end - start, 4)}" for start, end, _ in slowest)
+    assert [s["step_num"] for s in steps["each"]] == [0, 1, 2]  # the script's, in time order
+    slowest = sorted(((start, end, n) for n, (start, end, _) in enumerate(xtrace.steps)), key=lambda step: step[0] - step[1])
+    expected = "; ".join(f"train {n} at {format_ns(start - origin, 4)} took {format_ns(end - start, 4)}" for start, end, n in slowest)
     assert f"  slowest steps: {expected}\n" in format_summary(summary)

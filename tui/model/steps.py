@@ -12,6 +12,7 @@ from tui.model.utilization import DeviceBusy, DeviceTime
 
 class Step(NamedTuple):
     name: str
+    number: int | None  # its `step_num` (StepTraceAnnotation's), where the event has one
     track: int  # where its event is: trace.tracks[track], event `event`
     event: int
     start_ns: int
@@ -20,10 +21,30 @@ class Step(NamedTuple):
 
 
 def steps(trace: Trace, devices: DeviceTime) -> list[Step]:
-    """The steps in time order (Trace.step_events: decoded tracks only)."""
+    """The steps in time order (Trace.step_events: decoded tracks only). A step_num is an event
+    stat, read here for each step (on a trace JSON the first read goes through the file again)."""
     tracks, events = trace.step_events()
     found = []
     for k, i in zip(tracks.tolist(), events.tolist()):
-        start, end = trace.tracks[k].event_span(i)
-        found.append(Step(trace.tracks[k].event_name(i), k, i, start, end - start, devices.busy(start, end)))
+        track = trace.tracks[k]
+        start, end = track.event_span(i)
+        number = _number(track.event_args(i).get("step_num")) if track.name != "Steps" else None
+        found.append(Step(track.event_name(i), number, k, i, start, end - start, devices.busy(start, end)))
     return found
+
+
+def step_labels(found: list[Step]) -> list[str]:
+    """A name per step, each its own: the steps' names, or where they repeat (`train`) the name
+    and step_num (`train 12`), else the name and place (`train #3`)."""
+    for labels in ([step.name for step in found],
+                   [f"{step.name} {step.number}" if step.number is not None else "" for step in found]):
+        if all(labels) and len(set(labels)) == len(labels):
+            return labels
+    return [f"{step.name} #{k + 1}" for k, step in enumerate(found)]
+
+
+def _number(value) -> int | None:
+    """A step_num stat: an int in an xplane, a string of digits in a trace JSON's args."""
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return value if isinstance(value, int) else None

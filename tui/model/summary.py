@@ -142,7 +142,8 @@ def _steps(trace, devices) -> dict | None:
         return None
     durations = [step.duration_ns for step in steps]
     origin = trace.span[0]
-    each = [{"name": step.name, "start_us": (step.start_ns - origin) / 1000.0, "duration_us": step.duration_ns / 1000.0,
+    each = [{"name": step.name, "step_num": step.number, "start_us": (step.start_ns - origin) / 1000.0,
+             "duration_us": step.duration_ns / 1000.0,
              "busy": [_busy_facts(b) for b in step.busy]}
             for step in steps]
     return {"count": len(durations), "mean_us": sum(durations) / len(durations) / 1000.0,
@@ -260,7 +261,8 @@ def _trace_lines(trace: dict) -> list[str]:
         if steps["count"] > 1:
             slowest = sorted(steps["each"], key=lambda step: -step["duration_us"])[:TOP_STEPS]
             lines.append("  slowest steps: " + "; ".join(
-                f"{step['name']} at {format_ns(step['start_us'] * 1000, 4)} took {format_ns(step['duration_us'] * 1000, 4)}"
+                f"{step['name']}{'' if step['step_num'] is None else ' ' + str(step['step_num'])} at "
+                f"{format_ns(step['start_us'] * 1000, 4)} took {format_ns(step['duration_us'] * 1000, 4)}"
                 + (f" (busy: {_busy_text(step['busy'], windows=False)})" if step["busy"] else "") for step in slowest))
     chip = trace.get("chip")
     if chip:

@@ -27,7 +27,7 @@ from tui.model.links import (correlated, events_of_name, group_rates, instructio
 from tui.model.kernels import KernelStats, kernel_stats
 from tui.model.scopes import DEEPEST, name_scope, parting_depth
 from tui.model.shapes import human_bytes
-from tui.model.steps import Step, steps as training_steps
+from tui.model.steps import Step, step_labels, steps as training_steps
 from tui.model.timescale import format_ns
 from tui.model.trace import NameStats, Trace, TraceLanes, Track, return_freed_memory
 from tui.model.utilization import DeviceBusy, DeviceTime, busy_text, device_label
@@ -609,9 +609,8 @@ class TimelineScreen(WorkspaceScreen):
         self.app.call_from_thread(self._steps_ready, found)
 
     def _steps_ready(self, found: list[Step]) -> None:
-        repeated = len({step.name for step in found}) < len(found)
-        rows = [NameStats(f"{step.name} #{k + 1}" if repeated else step.name, 1, step.duration_ns, step.duration_ns,
-                          step.duration_ns, step.duration_ns, step.duration_ns) for k, step in enumerate(found)]
+        rows = [NameStats(label, 1, step.duration_ns, step.duration_ns, step.duration_ns, step.duration_ns, step.duration_ns)
+                for label, step in zip(step_labels(found), found)]
         self._steps = rows, found
         self._show_steps()
 
