@@ -12,13 +12,22 @@ def select(name: str):
     return lambda app: app.select(instruction=name)
 
 
+async def settled(pilot) -> None:
+    """Until no worker runs: loading, then what it starts (the graph's op times from a profile)."""
+    app = pilot.app
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    while any(worker.is_running for worker in app.workers):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+
 def shot(*steps):
     """run_before for snap_compare: wait for loading, take `steps` (keys or callables on the app),
     then drop toasts so the shot shows the screen itself."""
 
     async def run_before(pilot):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         for step in steps:
             if callable(step):
                 step(pilot.app)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from conftest import FIXTURES, main_hlo
-from shots import SIZES, select, shot
+from conftest import FIXTURES, main_hlo, screen_text
+from shots import SIZES, select, settled, shot
 
 from tui.app import XlaTuiApp
 from tui.screens.graph import ChooseComputation, GraphScreen
@@ -15,8 +15,7 @@ SHARDED = FIXTURES / "sharded"
 
 
 async def started(pilot):
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    await settled(pilot)
     return pilot.app.screen
 
 
@@ -46,7 +45,7 @@ async def test_opens_on_the_root_and_walks_to_neighbours():
         from tui.model.graph_layout import layout
 
         kept = screen.view.graph
-        assert kept is not shown_first and kept.text_rows() == layout(root, screen.depth).text_rows()
+        assert kept is not shown_first and kept.text_rows() == layout(root, screen.depth, note=screen._note).text_rows()
         await pilot.press("up", "enter", "backspace")
         assert screen.view.graph is kept
         await pilot.press("right_square_bracket")
@@ -65,7 +64,7 @@ async def test_the_op_under_a_still_cursor_is_laid_out_and_drawn_ahead(monkeypat
     drawing = graph_view._Drawing
     monkeypatch.setattr(still, "TICK_S", 3600)  # the test says when the cursor stood still
     laid, drawn = [], []
-    monkeypatch.setattr(graph_screen, "layout", lambda focus, *a: laid.append(focus.name) or layout(focus, *a))
+    monkeypatch.setattr(graph_screen, "layout", lambda focus, *a, **k: laid.append(focus.name) or layout(focus, *a, **k))
     monkeypatch.setattr(graph_view, "_Drawing", lambda *a: drawn.append(a[0]) or drawing(*a))
     app = XlaTuiApp(TRANSFORMER)
     async with app.run_test(size=(160, 45)) as pilot:
@@ -85,7 +84,7 @@ async def test_the_op_under_a_still_cursor_is_laid_out_and_drawn_ahead(monkeypat
         assert laid == [] and drawn == []
         view = screen.view
         shown = [list(view.render_line(y)) for y in range(view.size.height)]
-        view.show(layout(operand, screen.depth), cursor=operand.name)  # afresh
+        view.show(layout(operand, screen.depth, note=screen._note), cursor=operand.name)  # afresh
         assert [list(view.render_line(y)) for y in range(view.size.height)] == shown
         assert len(drawn) == 1
         laid.clear(), drawn.clear()
@@ -125,12 +124,49 @@ async def test_more_node_expands_on_enter():
         assert not any(n.is_more and n.anchor == root.name for n in view.graph.nodes.values())
 
 
+async def test_boxes_and_the_schedule_say_each_ops_time_in_the_profile():
+    """With a profile beside the program, each box says its op's time over the profile (XProf's
+    HLO op stats) and its share of all ops' time, and the schedule lists the same: each as the
+    op's events matched to it one by one (TraceLinks, the details screen's) add up. An op that
+    never ran says nothing."""
+    from tui.model.links import TraceLinks, op_profile, program_of
+    from tui.model.timescale import format_ns
+
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        ws = app.workspace
+        links = TraceLinks(ws.trace, ws.hlo, program_of(ws.current))
+        everything = sum(row.total_ns for row in op_profile(ws).ops)
+
+        def said(ins) -> str:
+            total = int(links.occurrences(ins).durations_ns.sum())
+            return f"{format_ns(total, 3)} {total / everything:.0%}".replace(" 0%", " <1%") if total else ""
+
+        timed = quiet = 0
+        for node in screen.view.graph.nodes.values():
+            if node.instruction is not None:
+                what = node.lines[1]
+                if said(node.instruction):
+                    timed += 1
+                    assert what.endswith("  " + said(node.instruction)), what
+                else:
+                    quiet += 1
+                    assert what == node.instruction.opcode + (f" {node.instruction.fusion_kind}" if node.instruction.fusion_kind else "")
+        assert timed >= 5 and quiet >= 1  # the root tuple takes no time
+        assert "boxes: each op's time in the profile" in screen_text(app)
+        await pilot.press("l")
+        listing = screen.listing
+        rows = [(ins, listing._row_strip(k, 160, False).text) for k, ins in enumerate(listing.rows)]
+        assert all(said(ins) in text for ins, text in rows) and sum(bool(said(ins)) for ins, _ in rows) > 100
+
+
 async def test_click_selects_a_box():
     app = XlaTuiApp(TRANSFORMER)
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await started(pilot)
         view = screen.query_one(GraphView)
-        x0, y0 = view.scroll_offset.x - view.pad, view.scroll_offset.y
+        x0, y0 = view.left - view.pad, view.top  # the view's own scroll position (Viewport)
 
         def visible(n):
             return 0 <= n.x + 2 - x0 < view.size.width and 0 <= n.y + 1 - y0 < view.size.height

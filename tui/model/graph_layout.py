@@ -14,6 +14,7 @@ module's size.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -24,6 +25,7 @@ MAX_TEXT = 28  # widest text inside a box
 NODE_HEIGHT = 5  # border, three lines of text, border
 GAP = 3  # columns between neighbouring boxes
 SWEEPS = 8
+Note = Callable[[HloInstruction], str]  # what a box says after its opcode (its measured time), or ""
 
 # Direction bits of a line cell, and the character for each combination.
 UP, DOWN, LEFT, RIGHT = 1, 2, 4, 8
@@ -142,12 +144,15 @@ def short_shape(ins: HloInstruction) -> str:
     return shape.dims_text() if plain else shape.dims_text() + layout.text
 
 
-def node_lines(ins: HloInstruction) -> tuple[str, str, str]:
+def node_lines(ins: HloInstruction, note: Note | None = None) -> tuple[str, str, str]:
     what = ins.opcode
     if ins.opcode == "fusion" and ins.fusion_kind:
         what += " " + ins.fusion_kind
     elif ins.opcode == "custom-call" and ins.custom_call_target:
         what += " " + ins.custom_call_target
+    said = note(ins) if note is not None else ""
+    if said:  # the note stays whole in a box's width; the opcode gives way
+        what = f"{_fit(what, max(MAX_TEXT - len(said) - 2, 1))}  {said}"
     return ins.name, what, short_shape(ins)
 
 
@@ -156,11 +161,11 @@ def _fit(text: str, width: int) -> str:
 
 
 def neighbourhood(focus: HloInstruction, depth: int, expanded: frozenset[str] = frozenset(),
-                  fan_limit: int = FAN_LIMIT) -> tuple[dict[str, Node], list[tuple[str, str]]]:
+                  fan_limit: int = FAN_LIMIT, note: Note | None = None) -> tuple[dict[str, Node], list[tuple[str, str]]]:
     """Nodes within `depth` operand steps above and user steps below `focus`, with the edges
     between them. Wide fan-in/out shows `fan_limit - 1` and a "+N more" node, unless the
-    more-node's key is in `expanded`."""
-    nodes: dict[str, Node] = {focus.name: Node(focus.name, focus, node_lines(focus))}
+    more-node's key is in `expanded`; `note` says what follows each box's opcode."""
+    nodes: dict[str, Node] = {focus.name: Node(focus.name, focus, node_lines(focus, note))}
     order: list[HloInstruction] = [focus]
     more: dict[str, tuple[str, str, list[HloInstruction]]] = {}
     for direction in ("operands", "users"):
@@ -175,7 +180,7 @@ def neighbourhood(focus: HloInstruction, depth: int, expanded: frozenset[str] = 
                     linked = linked[: fan_limit - 1]
                 for other in linked:
                     if other.name not in nodes:
-                        nodes[other.name] = Node(other.name, other, node_lines(other))
+                        nodes[other.name] = Node(other.name, other, node_lines(other, note))
                         order.append(other)
                         next_frontier.append(other)
             frontier = next_frontier
@@ -195,8 +200,8 @@ def neighbourhood(focus: HloInstruction, depth: int, expanded: frozenset[str] = 
 
 
 def layout(focus: HloInstruction, depth: int = 2, expanded: frozenset[str] = frozenset(),
-           fan_limit: int = FAN_LIMIT) -> GraphLayout:
-    nodes, edges = neighbourhood(focus, depth, expanded, fan_limit)
+           fan_limit: int = FAN_LIMIT, note: Note | None = None) -> GraphLayout:
+    nodes, edges = neighbourhood(focus, depth, expanded, fan_limit, note)
     layer_of = _layers(focus.name, nodes, edges)
     top = min(layer_of.values())
     for key, node in nodes.items():

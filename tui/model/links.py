@@ -759,6 +759,15 @@ class OpProfile(NamedTuple):
     autotuning: list[NameStats]  # the rows of XLA's autotuning runs (is_autotuning), left out of `ops`
     chip: Chip | None  # the chip it ran on (roofline.profile_chip): None for a host CPU or an unknown chip
 
+    def times(self) -> dict[HloInstruction, int]:
+        """Each op's time over the trace by its instruction (the sum of its rows: one per program
+        it ran in), for the instructions the loaded modules have."""
+        found: dict[HloInstruction, int] = {}
+        for row, ins in zip(self.ops, self.instructions):
+            if ins is not None:
+                found[ins] = found.get(ins, 0) + row.total_ns
+        return found
+
     def utilization(self) -> tuple[list[float | None], list[float | None]] | None:
         """Each op's FLOP/s and bytes/s as shares of the chip's peaks (XProf's utilization
         columns); None off a known chip."""

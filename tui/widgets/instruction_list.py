@@ -24,6 +24,7 @@ from tui.widgets.line_cache import LineCache
 from tui.widgets.palette import category_style
 
 _DIM = Style(dim=True)
+NOTE_WIDTH = 14  # the note column: `1.23 ms 14%`
 _CURSOR = Style(reverse=True)
 
 
@@ -61,6 +62,7 @@ class InstructionList(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.chosen: Callable[[HloInstruction], None] = lambda instruction: None
         self._name_width = 24
         self._position: dict[int, int] = {}  # id(instruction) -> row, for the current rows
+        self.note: Callable[[HloInstruction], str] | None = None  # a column after the opcode (each op's time)
 
     # -- data -----------------------------------------------------------------
     def set_instructions(self, instructions: list[HloInstruction], keep: HloInstruction | None = None) -> None:
@@ -71,6 +73,12 @@ class InstructionList(DirectKeys, LineCache, ScrollView, can_focus=True):
     def set_filter(self, text: str) -> None:
         self.filter_text = text.strip().lower()
         self._apply_filter(self.current)
+
+    def set_note(self, note: Callable[[HloInstruction], str] | None) -> None:
+        """A column after the opcode: what `note` says of each instruction (its time in the profile)."""
+        self.note = note
+        self.strip_cache.clear()
+        self.refresh()
 
     @property
     def computation(self):
@@ -183,6 +191,7 @@ class InstructionList(DirectKeys, LineCache, ScrollView, can_focus=True):
             Segment(("ROOT " if ins.is_root else "     "), _DIM),
             Segment(f"{_fit(ins.name, self._name_width)} ", style),
             Segment(f"{_fit(opcode, 22)} ", style),
+            *([Segment(f"{self.note(ins):>{NOTE_WIDTH}}  ")] if self.note is not None else []),
             Segment(f"{_fit(ins.shape.text, 34)} ", Style()),
             Segment(ins.op_name, _DIM),
         ]
