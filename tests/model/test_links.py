@@ -104,3 +104,19 @@ def test_an_async_ops_start_and_wait_on_a_tpu_get_no_rates(corpus):
     gpu = load_workspace([FIXTURES / "gpu"])
     copy_start = profile.instructions[asyncs[0]]
     assert only_issues_or_waits(copy_start, ws.trace) and not only_issues_or_waits(copy_start, gpu.trace)
+
+
+def test_the_op_profile_is_kept_for_its_trace_and_the_modules_parsed():
+    """The graph's boxes and the timeline's tables ask for the same op profile: it is worked out
+    once, and again when another module is parsed (its ops may be among the profile's)."""
+    from tui.model.inputs import load_workspace
+    from tui.model.links import op_profile
+
+    ws = load_workspace([FIXTURES / "transformer"])
+    first = op_profile(ws)
+    assert op_profile(ws) is first and first.ops
+    other = next(entry for entry in ws.modules if not entry.loaded)
+    other.load()
+    again = op_profile(ws)
+    assert again is not first and [row.name for row in again.ops] == [row.name for row in first.ops]
+    assert op_profile(ws) is again

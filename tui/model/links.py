@@ -779,7 +779,19 @@ class OpProfile(NamedTuple):
 
 def op_profile(ws: Workspace) -> OpProfile:
     """Top ops, their FLOP/s and their categories, each op's instruction looked up once. A GPU
-    kernel's row is named after the instruction it ran, where a module has it."""
+    kernel's row is named after the instruction it ran, where a module has it. Kept on the
+    workspace for its trace and the modules parsed so far (the graph's boxes and the timeline's
+    tables ask for the same, a second or so on a big profile)."""
+    key = (id(ws.trace), tuple(entry.label for entry in ws.modules if entry.loaded))
+    kept = ws.derived.get("op_profile")
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    profile = _op_profile(ws)
+    ws.derived["op_profile"] = (key, profile)
+    return profile
+
+
+def _op_profile(ws: Workspace) -> OpProfile:
     rows = top_ops(ws)
     tuning = is_autotuning(rows)
     ops = [row for row, trial in zip(rows, tuning) if not trial]

@@ -125,6 +125,7 @@ class Workspace:
         self.focus_history: list[str] = []  # instructions the graph was centred on, oldest first
         self._listeners: list[Listener] = []
         self._other_stages: dict[str, ModuleEntry] = {}  # label -> the same module at its other stage
+        self.derived: dict[str, tuple] = {}  # what several screens work out from the same inputs: name -> (inputs, result)
 
     # -- modules --------------------------------------------------------------
     def module(self, label: str | None) -> ModuleEntry | None:

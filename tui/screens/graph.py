@@ -183,7 +183,7 @@ class GraphScreen(WorkspaceScreen):
             self._layouts.popitem(last=False)
         return found
 
-    @work(thread=True, exclusive=True, group="graph-times")
+    @work(thread=True, exclusive=True, group="graph-times", exit_on_error=False)  # no times is no reason to stop
     def _time_ops(self, ws: Workspace) -> None:
         """Each op's time in the profile (XProf's HLO op stats), for the boxes to say."""
         try:
