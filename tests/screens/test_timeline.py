@@ -758,6 +758,30 @@ async def test_groups_collapse_and_expand():
         assert len(view.rows) == rows
 
 
+async def test_shift_p_pins_a_group_above_the_others():
+    """On the H100 fixture: Shift+P on the device's row puts its group (and all its rows) above the
+    host's, the cursor staying on it; pinned again, it goes back to its place."""
+    app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
+    async with app.run_test(size=(160, 50)) as pilot:
+        view = await open_timeline(pilot)
+        every = list(view.rows)
+
+        def groups() -> list[str]:
+            return [row.group for row in view.rows if row.kind == "group"]
+
+        first, *others = groups()
+        last = others[-1]
+        device_rows = [row for row in every if row.group == last]
+        await move_to_row(pilot, view, every.index(device_rows[1]))  # a row of the last group
+        await pilot.press("P")
+        assert groups() == [last, first, *others[:-1]] and view.pinned == [last]
+        assert view.rows[: len(device_rows)] == device_rows and sorted(view.rows) == sorted(every)
+        assert view.current_row == device_rows[1]
+        assert f"↑ {last}" in screen_text(app) and f"▾ {first}" in screen_text(app)
+        await pilot.press("P")
+        assert view.rows == every and view.pinned == [] and view.current_row == device_rows[1]
+
+
 async def test_r_keeps_the_rows_whose_names_hold_the_text_as_you_type():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:

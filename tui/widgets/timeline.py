@@ -3,8 +3,8 @@
 Keys follow Perfetto and XProf: W/S zoom about the cursor, A/D pan (shifted: bigger steps),
 arrows move between events and rows, Enter or a click selects, F fits the selection, 0 shows
 the whole trace, M marks the cursor event's time range (Shift+arrows or a mouse drag mark any
-range), N/Shift+N step through search matches. The wheel scrolls rows, Ctrl+wheel zooms about
-the pointer, Shift+wheel pans.
+range), N/Shift+N step through search matches, Shift+P pins a group above the others. The
+wheel scrolls rows, Ctrl+wheel zooms about the pointer, Shift+wheel pans.
 
 Rendered with the Line API. A frame bins every visible row's events into cells with one call
 (`tui.model.trace_bins`: a searchsorted per cell edge on the trace's merged row index, never a
@@ -94,6 +94,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         Binding("n", "match(1)", "Next match", show=False),
         Binding("N,shift+n", "match(-1)", "Previous match", show=False),
         Binding("c", "collapse", "Collapse group", show=False),
+        Binding("P,shift+p", "pin", "Pin group on top", show=False),
         Binding("escape", "clear_range", "Clear range", show=False),
     ]
 
@@ -103,6 +104,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.window = Window(0.0, 1.0, 1, (0, 1))
         self.rows: list[Row] = []
         self.collapsed: set[str] = set()
+        self.pinned: list[str] = []  # groups shown above the others, in the order pinned
         self.row_filter = ""  # only rows whose group, track or counter name holds this (any case)
         self.cursor_row = 0
         self.cursor_event: int | None = None
@@ -191,6 +193,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         tracks = sorted(((k, t) for k, t in enumerate(trace.tracks) if shown(t.group, t.name)), key=lambda kt: not kt[1].derived)
         counters = [(k, c) for k, c in enumerate(counters) if shown(c.group, c.name)]
         groups = list(dict.fromkeys([t.group for _, t in tracks] + [c.group for _, c in counters]))
+        groups = [g for g in self.pinned if g in groups] + [g for g in groups if g not in self.pinned]
         rows = []
         for group in groups:
             rows.append(Row("group", group, -1))
@@ -466,6 +469,20 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.cursor_row = self.rows.index(Row("group", row.group, -1))
         self.cursor_event = None
         self.refresh_rows()
+        self._scroll_to_row(self.cursor_row)
+
+    def action_pin(self) -> None:
+        """Put the cursor row's group above the others (again: back in its place), as Perfetto
+        pins tracks: a host thread and the GPU stream it launches on, side by side."""
+        row = self._row(self.cursor_row)
+        if row is None:
+            return
+        if row.group in self.pinned:
+            self.pinned.remove(row.group)
+        else:
+            self.pinned.append(row.group)
+        self.refresh_rows()
+        self._scroll_to_row(self.rows.index(Row("group", row.group, -1)))  # the group's head, then the cursor
         self._scroll_to_row(self.cursor_row)
 
     def action_fit(self) -> None:
@@ -812,7 +829,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         """A row's label, then its cells."""
         row = self.rows[index]
         if row.kind == "group":
-            text = f"{'▸' if row.group in self.collapsed else '▾'} {row.group}"
+            text = f"{'▸' if row.group in self.collapsed else '▾'} {'↑ ' if row.group in self.pinned else ''}{row.group}"
         elif row.kind == "counter":
             text = f"  {self.trace.counters[row.index].name}"
         elif row.kind == "instants":
