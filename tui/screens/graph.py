@@ -4,7 +4,8 @@ The graph re-centres only when the selection leaves what is drawn (or on Enter);
 cursor to a neighbour just moves the highlight. Called computations (fusion bodies, while
 body/condition, branches, calls, async wrapped computations) open in place with a breadcrumb.
 The schedule list and the text prompts are mounted only while in use: every widget on screen
-adds to the cost of each frame.
+adds to the cost of each frame. With a profile of the program, each box and schedule row says
+the op's time in it (the op profile, worked out once in a worker and kept on the workspace).
 """
 
 from __future__ import annotations
