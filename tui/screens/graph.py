@@ -239,8 +239,11 @@ class GraphScreen(WorkspaceScreen):
             text.append(f"→ {inner.kind} {inner.name}", style="dim")
         text.append(f"   depth {self.depth} ([ ])", style="dim")
         if self._note is not None:
-            text.append(f"   {'times' if self.schedule_mode else 'boxes'}: each op's time in the profile, and its share "
-                        "of all ops' time", style="dim")
+            if focus is not None and focus.computation.kind == "fusion":
+                text.append("   a fused op has no time of its own: the fusion's has it", style="dim")
+            else:
+                text.append(f"   {'times' if self.schedule_mode else 'boxes'}: each op's time in the profile, and its "
+                            "share of all ops' time", style="dim")
         if self.schedule_mode and focus is not None:
             comp = focus.computation
             shown = len(self.listing.rows)
