@@ -120,3 +120,19 @@ def test_the_op_profile_is_kept_for_its_trace_and_the_modules_parsed():
     again = op_profile(ws)
     assert again is not first and [row.name for row in again.ops] == [row.name for row in first.ops]
     assert op_profile(ws) is again
+
+
+@pytest.mark.parametrize("fixture", ["gpu", "gpu_cublas", "gpu_scan"])
+def test_each_ops_time_is_what_its_runs_add_up_to(fixture):
+    """The op profile's time per instruction (what the graph's boxes say) is the sum of the op's
+    runs as TraceLinks finds them one op at a time (what the details screen says), on the H100
+    fixtures: kernels by `hlo_op`, CUDA graphs' kernels by the fusion they ran, cuBLAS calls."""
+    from tui.model.inputs import load_workspace
+    from tui.model.links import op_profile, program_of
+
+    folder = FIXTURES / fixture
+    ws = load_workspace([next(folder.glob("*.xplane.pb")), folder])
+    times = {ins: t for ins, t in op_profile(ws).times().items() if ins.computation.module is ws.hlo}
+    links = TraceLinks(ws.trace, ws.hlo, program_of(ws.current))
+    assert len(times) > 20
+    assert {ins.name: int(links.occurrences(ins).durations_ns.sum()) for ins in times} == {ins.name: t for ins, t in times.items()}
