@@ -161,6 +161,22 @@ async def test_boxes_and_the_schedule_say_each_ops_time_in_the_profile():
         assert all(said(ins) in text for ins, text in rows) and sum(bool(said(ins)) for ins, _ in rows) > 100
 
 
+async def test_a_profile_opened_alone_times_its_ops_once_the_graph_is_shown():
+    """A profile opened alone starts on the timeline, which decodes first: the op times are
+    worked out only once the graph is on screen."""
+    from tui.screens.timeline import TimelineScreen
+
+    app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settled(pilot)
+        assert isinstance(app.screen, TimelineScreen) and "op_profile" not in app.workspace.derived
+        await pilot.press("1")
+        await settled(pilot)
+        screen = app.screen
+        assert isinstance(screen, GraphScreen) and "op_profile" in app.workspace.derived
+        assert any("%" in node.lines[1] for node in screen.view.graph.nodes.values() if node.instruction is not None)
+
+
 async def test_click_selects_a_box():
     app = XlaTuiApp(TRANSFORMER)
     async with app.run_test(size=(160, 45)) as pilot:

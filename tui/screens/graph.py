@@ -115,12 +115,12 @@ class GraphScreen(WorkspaceScreen):
             return
         self._module = ws.selection.module
         self.focus_name, self.trail, self.expanded = None, [], set()
-        if ws.trace is not None and self._timed_for != (id(ws.trace), id(hlo)):
-            self._note, self._timed_for = None, (id(ws.trace), id(hlo))
+        if self._note is not None and self._timed_for != (id(ws.trace), id(hlo)):
+            self._note = None  # another profile or module: its times are to come
             self._layouts.clear()
             if self._listing is not None:
                 self._listing.set_note(None)
-            self._time_ops(ws)
+        self._time_ops_when_shown()
         self.matches, self.query_text = [], ""
         if ws.instruction is None:
             self.app.select(instruction=hlo.entry.root)
@@ -183,6 +183,20 @@ class GraphScreen(WorkspaceScreen):
         while len(self._layouts) > LAYOUTS_KEPT:
             self._layouts.popitem(last=False)
         return found
+
+    def on_screen_resume(self) -> None:
+        self._time_ops_when_shown()
+
+    def _time_ops_when_shown(self) -> None:
+        """Work out the op times of this profile and module once the graph is on screen (a
+        profile opened alone starts on the timeline, whose decoding comes first)."""
+        ws = self.workspace
+        if ws is None or ws.trace is None or not self.is_current or not ws.parsed:
+            return
+        key = (id(ws.trace), id(ws.hlo))
+        if self._timed_for != key:
+            self._timed_for = key
+            self._time_ops(ws)
 
     @work(thread=True, exclusive=True, group="graph-times", exit_on_error=False)  # no times is no reason to stop
     def _time_ops(self, ws: Workspace) -> None:
