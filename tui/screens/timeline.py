@@ -609,6 +609,7 @@ class TimelineScreen(WorkspaceScreen):
         self.app.call_from_thread(self._steps_ready, found)
 
     def _steps_ready(self, found: list[Step]) -> None:
+        # the panel's rows name the steps (a step is one event of its time); its columns say the rest
         rows = [NameStats(label, 1, step.duration_ns, step.duration_ns, step.duration_ns, step.duration_ns, step.duration_ns)
                 for label, step in zip(step_labels(found), found)]
         self._steps = rows, found

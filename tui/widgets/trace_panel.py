@@ -131,8 +131,9 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         """Rows of per-name time; with `total`, a column of each row's share of it, with `rates`
         a column per rate (RATE_FORMATS' columns: each op's achieved FLOP/s, bytes/s and their
         shares of the chip's peaks; blank where unknown), with `notes` a last column of text
-        titled `notes_title` (a GPU kernel's launch); with `columns`, those after the name instead of the numbers, the
-        share and the rates (rows in the order given until `s` sorts them)."""
+        titled `notes_title` (a GPU kernel's launch); with `columns`, those after the name
+        instead of the numbers, the share and the rates (rows in the order given until `s`
+        sorts them)."""
         self.title, self.rows, self.total, self.cursor = title, rows, total, 0
         self.rates = {column: values for column, values in (rates or {}).items() if any(v is not None for v in values)}
         self.notes = notes if notes and any(notes) else None
