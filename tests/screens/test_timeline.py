@@ -1301,6 +1301,7 @@ async def test_g_on_a_tensorflow_gpu_profile_matches_the_summary(corpus):
         assert cells[0] == step["name"] and [b["device"] for b in step["busy"]] == ["/device:GPU:1", "/device:GPU:4", "/device:GPU:6"]
         assert cells[-3:] == [f"{b['share']:.1%}" for b in step["busy"]] and cells[-2] == "74.9%"
         assert panel._table_line(1).text.split()[-3:] == ["GPU:1", "GPU:4", "GPU:6"]
+        assert panel.title.startswith(" 1 step, median 19.87 ms (19.87 ms to 19.87 ms)")
 
 
 async def test_g_says_when_a_profile_has_no_steps():

@@ -643,7 +643,8 @@ class TimelineScreen(WorkspaceScreen):
             notes = [", ".join(f"{device_label(b.device)} {b.share:.1%}" for b in sorted(step.busy, key=lambda b: b.share)[:2])
                      for step in found]
         busy = ", how busy each device was in each" if devices else ""
-        self.panel.show_table(f" {len(found):,} steps, median {format_ns(median, 4)} ({format_ns(times[0], 4)} to "
+        count = f"{len(found):,} step" + ("" if len(found) == 1 else "s")
+        self.panel.show_table(f" {count}, median {format_ns(median, 4)} ({format_ns(times[0], 4)} to "
                               f"{format_ns(times[-1], 4)}){busy} (Enter: zoom to a step, then n/N)",
                               rows, notes=notes, notes_title="least busy devices", columns=columns)
 
