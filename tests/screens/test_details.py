@@ -134,6 +134,34 @@ async def test_the_ops_the_same_line_of_python_made_are_links():
         assert app.workspace.instruction is made[-1]
 
 
+async def test_the_tables_of_ops_give_each_ops_time_with_a_profile():
+    """Operands, users and the ops of the same line each end with the op's time over the profile
+    and its share of all ops' time, as its events matched one by one add up (TraceLinks); the
+    op profile the graph worked out is taken at once, no worker waited for."""
+    from tui.model.links import TraceLinks, kept_op_profile, program_of
+    from tui.screens.op_times import time_note
+
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()  # the graph's op times
+        ws = app.workspace
+        assert kept_op_profile(ws) is not None
+        app.select(instruction="dot.35")
+        await pilot.press("2")
+        text = app.screen.query_one(DetailsView).plain_text()  # no pause: what the first frame shows
+        ins = ws.instruction
+        links = TraceLinks(ws.trace, ws.hlo, program_of(ws.current))
+        everything = sum(row.total_ns for row in kept_op_profile(ws).ops)
+        lines = text.splitlines()
+        assert "time" in next(line for line in lines if line.startswith("name ")).split()
+        shown = [*dict.fromkeys(ins.operands), *ins.users, *ins.computation.module.made_by(ins.source)]
+        for other in shown:
+            said = time_note(int(links.occurrences(other).durations_ns.sum()), everything)
+            assert said and any(line.startswith(other.name + " ") and line.endswith(said) for line in lines), other.name
+
+
 async def test_a_sharded_all_reduce_explained():
     app = XlaTuiApp(SHARDED)
     async with app.run_test(size=(160, 45)) as pilot:

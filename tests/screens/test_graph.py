@@ -45,7 +45,7 @@ async def test_opens_on_the_root_and_walks_to_neighbours():
         from tui.model.graph_layout import layout
 
         kept = screen.view.graph
-        assert kept is not shown_first and kept.text_rows() == layout(root, screen.depth, note=screen._note).text_rows()
+        assert kept is not shown_first and kept.text_rows() == layout(root, screen.depth, note=screen.op_note).text_rows()
         await pilot.press("up", "enter", "backspace")
         assert screen.view.graph is kept
         await pilot.press("right_square_bracket")
@@ -84,7 +84,7 @@ async def test_the_op_under_a_still_cursor_is_laid_out_and_drawn_ahead(monkeypat
         assert laid == [] and drawn == []
         view = screen.view
         shown = [list(view.render_line(y)) for y in range(view.size.height)]
-        view.show(layout(operand, screen.depth, note=screen._note), cursor=operand.name)  # afresh
+        view.show(layout(operand, screen.depth, note=screen.op_note), cursor=operand.name)  # afresh
         assert [list(view.render_line(y)) for y in range(view.size.height)] == shown
         assert len(drawn) == 1
         laid.clear(), drawn.clear()

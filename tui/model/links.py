@@ -782,13 +782,21 @@ def op_profile(ws: Workspace) -> OpProfile:
     kernel's row is named after the instruction it ran, where a module has it. Kept on the
     workspace for its trace and the modules parsed so far (the graph's boxes and the timeline's
     tables ask for the same, a second or so on a big profile)."""
-    key = (id(ws.trace), tuple(entry.label for entry in ws.modules if entry.loaded))
-    kept = ws.derived.get("op_profile")
-    if kept is not None and kept[0] == key:
-        return kept[1]
-    profile = _op_profile(ws)
-    ws.derived["op_profile"] = (key, profile)
+    profile = kept_op_profile(ws)
+    if profile is None:
+        profile = _op_profile(ws)
+        ws.derived["op_profile"] = (_op_profile_inputs(ws), profile)
     return profile
+
+
+def kept_op_profile(ws: Workspace) -> OpProfile | None:
+    """The op profile worked out before for this trace and these parsed modules, if any."""
+    kept = ws.derived.get("op_profile")
+    return kept[1] if kept is not None and kept[0] == _op_profile_inputs(ws) else None
+
+
+def _op_profile_inputs(ws: Workspace) -> tuple:
+    return id(ws.trace), tuple(entry.label for entry in ws.modules if entry.loaded)
 
 
 def _op_profile(ws: Workspace) -> OpProfile:

@@ -23,7 +23,7 @@ from tui.hlo_lexer import HloLexer
 from tui.model import explain
 from tui.model.categories import instruction_category
 from tui.model.cost import CostModel
-from tui.model.graph_layout import short_shape
+from tui.model.graph_layout import Note, short_shape
 from tui.model.hlo import HloInstruction
 from tui.model.links import TraceLinks, only_issues_or_waits, program_of
 from tui.model.roofline import profile_chip, roofline
@@ -31,6 +31,7 @@ from tui.model.scopes import source_line
 from tui.model.shapes import human_bytes
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
+from tui.screens.op_times import OpTimes
 from tui.widgets.details_view import DetailsView, Links, Page, Section
 from tui.widgets.highlight import highlight, numbered
 from tui.widgets.page_lines import KeyValues
@@ -42,9 +43,10 @@ _PYTHON = PythonLexer(stripnl=False)
 PAGES_KEPT = 8  # pages of recent and next instructions
 KERNEL_NAME = 60  # a GPU kernel's name is cut here (library kernels' run to hundreds of characters)
 _LINK_COLUMNS = (("name", 30), ("opcode", 14), ("shape", 22), ("layout", 10), ("memory", 8), ("bytes", 10))
+_TIME_COLUMN = ("time", 14)  # with a profile: the op's time in it and its share of all ops' time
 
 
-class DetailsScreen(WorkspaceScreen):
+class DetailsScreen(OpTimes, WorkspaceScreen):
     pane_title = "2 Details"
     BINDINGS = [
         Binding("j", "step(1)", "Next op"),
@@ -81,6 +83,13 @@ class DetailsScreen(WorkspaceScreen):
         self._still.moved()
         self._redraw()
         self.view.focus()
+        self.time_ops_when_shown()
+
+    def op_times_changed(self) -> None:
+        """The tables of ops get a time column: the pages laid out so far are laid out again."""
+        self._pages.clear()
+        self._shown = (None, None)
+        self._redraw()
 
     def show_selection(self, old: Selection, new: Selection) -> None:
         self._redraw()
@@ -198,12 +207,13 @@ class DetailsScreen(WorkspaceScreen):
         return text
 
     def _link_rows(self, title: str, instructions: list[HloInstruction], platform: str) -> Links:
+        note = self.op_note
         if instructions:
-            columns = "".join(name.ljust(width) for name, width in _LINK_COLUMNS)
+            columns = "".join(name.ljust(width) for name, width in _LINK_COLUMNS + ((_TIME_COLUMN,) if note else ()))
             header = Text.assemble("\n", (f"{title} ({len(instructions)})", "bold underline"), "\n", (columns, "bold"))
         else:
             header = Text.assemble("\n", (f"{title}: none", "bold"))
-        return Links(header, instructions, lambda other: _link_row(other, platform))
+        return Links(header, instructions, lambda other: _link_row(other, platform, note))
 
     def _attributes(self, ins: HloInstruction):
         rows = []
@@ -304,7 +314,8 @@ class DetailsScreen(WorkspaceScreen):
         return KeyValues(rows)
 
 
-def _link_row(other: HloInstruction, platform: str) -> list[tuple[str, Style | None, int]]:
+def _link_row(other: HloInstruction, platform: str, note: Note | None = None) -> list[tuple[str, Style | None, int]]:
+    """An op's row in a table of ops; with `note`, its time in the profile last."""
     shape = other.shape
     cells = [
         other.opcode,
@@ -314,7 +325,8 @@ def _link_row(other: HloInstruction, platform: str) -> list[tuple[str, Style | N
         human_bytes(shape.byte_size),
     ]
     return [(other.name, category_style(instruction_category(other)), _LINK_COLUMNS[0][1]),
-            *((text, None, width) for text, (_, width) in zip(cells, _LINK_COLUMNS[1:]))]
+            *((text, None, width) for text, (_, width) in zip(cells, _LINK_COLUMNS[1:])),
+            *([(note(other), None, _TIME_COLUMN[1])] if note is not None else [])]
 
 
 def _kernel_names(trace, runs, op: str) -> str:

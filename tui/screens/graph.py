@@ -25,14 +25,13 @@ from textual.widgets.option_list import Option
 
 from tui.model.categories import CATEGORIES
 from tui.model.errors import InputError
-from tui.model.graph_layout import GraphLayout, Node, Note, layout
+from tui.model.graph_layout import GraphLayout, Node, layout
 from tui.model.hlo import HloComputation, HloInstruction
-from tui.model.links import op_profile
 from tui.model.search import InstructionIndex
 from tui.model.stages import counterpart
-from tui.model.timescale import format_ns
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
+from tui.screens.op_times import OpTimes
 from tui.widgets import page_lines
 from tui.widgets.graph_view import GraphView
 from tui.widgets.instruction_list import InstructionList
@@ -48,7 +47,7 @@ _PROMPTS = {
 }
 
 
-class GraphScreen(WorkspaceScreen):
+class GraphScreen(OpTimes, WorkspaceScreen):
     pane_title = "1 Graph"
     BINDINGS = [
         Binding("left_square_bracket", "depth(-1)", "Depth -", show=False),
@@ -81,8 +80,6 @@ class GraphScreen(WorkspaceScreen):
         self._view: GraphView | None = None
         self._listing: InstructionList | None = None
         self._still = StillWatch()
-        self._note: Note | None = None  # each box's op time, once the profile's op times are in
-        self._timed_for: tuple | None = None  # the (trace, module) they were worked out for
 
     def body(self) -> ComposeResult:
         yield GraphHead()
@@ -104,7 +101,7 @@ class GraphScreen(WorkspaceScreen):
             self._listing.highlighted = self._listing_highlighted
             self._listing.chosen = self._listing_chosen
             self._listing.display = False
-            self._listing.note = self._note
+            self._listing.note = self.op_note
             self.mount(self._listing, after=self.view)
         return self._listing
 
@@ -115,12 +112,7 @@ class GraphScreen(WorkspaceScreen):
             return
         self._module = ws.selection.module
         self.focus_name, self.trail, self.expanded = None, [], set()
-        if self._note is not None and self._timed_for != (id(ws.trace), id(hlo)):
-            self._note = None  # another profile or module: its times are to come
-            self._layouts.clear()
-            if self._listing is not None:
-                self._listing.set_note(None)
-        self._time_ops_when_shown()
+        self.time_ops_when_shown()
         self.matches, self.query_text = [], ""
         if ws.instruction is None:
             self.app.select(instruction=hlo.entry.root)
@@ -178,45 +170,16 @@ class GraphScreen(WorkspaceScreen):
         key = (id(focus.computation.module), focus.name, self.depth, frozenset(self.expanded))
         found = self._layouts.pop(key, None)
         if found is None:
-            found = layout(focus, self.depth, key[3], note=self._note)
+            found = layout(focus, self.depth, key[3], note=self.op_note)
         self._layouts[key] = found
         while len(self._layouts) > LAYOUTS_KEPT:
             self._layouts.popitem(last=False)
         return found
 
-    def on_screen_resume(self) -> None:
-        self._time_ops_when_shown()
-
-    def _time_ops_when_shown(self) -> None:
-        """Work out the op times of this profile and module once the graph is on screen (a
-        profile opened alone starts on the timeline, whose decoding comes first)."""
-        ws = self.workspace
-        if ws is None or ws.trace is None or not self.is_current or not ws.parsed:
-            return
-        key = (id(ws.trace), id(ws.hlo))
-        if self._timed_for != key:
-            self._timed_for = key
-            self._time_ops(ws)
-
-    @work(thread=True, exclusive=True, group="graph-times", exit_on_error=False)  # no times is no reason to stop
-    def _time_ops(self, ws: Workspace) -> None:
-        """Each op's time in the profile (XProf's HLO op stats), for the boxes to say."""
-        try:
-            profile = op_profile(ws)
-        except InputError:  # the profile changed since it was loaded: the timeline says so
-            return
-        times = profile.times()
-        total = sum(row.total_ns for row in profile.ops)
-        if times and total:
-            self.app.call_from_thread(self._ops_timed, (id(ws.trace), id(ws.hlo)), lambda ins: _time_note(times.get(ins), total))
-
-    def _ops_timed(self, timed_for: tuple, note: Note) -> None:
-        if timed_for != self._timed_for:
-            return  # another module or profile since
-        self._note = note
+    def op_times_changed(self) -> None:
         self._layouts.clear()
         if self._listing is not None:
-            self._listing.set_note(note)
+            self._listing.set_note(self.op_note)
         if not self.schedule_mode:
             self._relayout()
         else:
@@ -252,7 +215,7 @@ class GraphScreen(WorkspaceScreen):
             text.append(f" › {caller.name} ", style="bold")
             text.append(f"→ {inner.kind} {inner.name}", style="dim")
         text.append(f"   depth {self.depth} ([ ])", style="dim")
-        if self._note is not None:
+        if self.op_note is not None:
             if focus is not None and focus.computation.kind == "fusion":
                 text.append("   a fused op has no time of its own: the fusion's has it", style="dim")
             else:
@@ -470,14 +433,6 @@ class GraphScreen(WorkspaceScreen):
             self.match_at = (self.match_at + step) % len(self.matches)
             self.app.select(instruction=self.matches[self.match_at])
             self._show_head()
-
-
-def _time_note(time_ns: int | None, total_ns: int) -> str:
-    """`1.23 ms 14%`: an op's time over the profile and its share of all ops' time ("" if it did not run)."""
-    if not time_ns:
-        return ""
-    share = f"{time_ns / total_ns:.0%}"
-    return f"{format_ns(time_ns, 3)} {'<1%' if share == '0%' else share}"
 
 
 class GraphHead(LineCache, Widget):

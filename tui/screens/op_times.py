@@ -1,0 +1,76 @@
+"""Each op's time in the profile, for the panes that say it beside an op: the graph's boxes and
+schedule, the details' tables of operands, users and ops of the same line.
+
+The op profile is worked out once per profile and set of parsed modules, in a worker, and kept
+on the workspace (links.op_profile), but only once such a pane is on screen: a profile opened
+alone starts on the timeline, whose decoding comes first. A pane shown after another worked it
+out takes it at once.
+"""
+
+from __future__ import annotations
+
+from textual import work
+
+from tui.model.errors import InputError
+from tui.model.graph_layout import Note
+from tui.model.links import OpProfile, kept_op_profile, op_profile
+from tui.model.timescale import format_ns
+from tui.model.workspace import Workspace
+
+
+class OpTimes:
+    """Mix into a WorkspaceScreen before it; call `time_ops_when_shown` when the workspace
+    arrives, and redraw in `op_times_changed` (`op_note` says an op's time, or is None)."""
+
+    op_note: Note | None = None
+    _timed_for: tuple | None = None  # the (trace, module) the times are for
+
+    def on_screen_resume(self) -> None:
+        self.time_ops_when_shown()
+
+    def time_ops_when_shown(self) -> None:
+        ws = self.workspace
+        if ws is None or ws.trace is None or not self.is_current or not ws.parsed:
+            return
+        key = (id(ws.trace), id(ws.hlo))
+        if self._timed_for != key:
+            self._timed_for = key
+            kept = kept_op_profile(ws)  # another pane worked it out: no need to wait
+            if kept is not None:
+                self._ops_timed(key, _note(kept))
+                return
+            if self.op_note is not None:  # another profile or module: its times are to come
+                self.op_note = None
+                self.op_times_changed()
+            self._time_ops(ws, key)
+
+    @work(thread=True, exclusive=True, group="op-times", exit_on_error=False)  # no times is no reason to stop
+    def _time_ops(self, ws: Workspace, key: tuple) -> None:
+        try:
+            profile = op_profile(ws)
+        except InputError:  # the profile changed since it was loaded: the timeline says so
+            return
+        self.app.call_from_thread(self._ops_timed, key, _note(profile))
+
+    def _ops_timed(self, key: tuple, note: Note | None) -> None:
+        if key == self._timed_for and note is not self.op_note:  # else another module or profile since
+            self.op_note = note
+            self.op_times_changed()
+
+    def op_times_changed(self) -> None:
+        """The times arrived (or went with their module): draw again."""
+
+
+def _note(profile: OpProfile) -> Note | None:
+    """What a pane says of an op: its time_note; None when no op of the profile ran."""
+    times = profile.times()
+    total = sum(row.total_ns for row in profile.ops)
+    return (lambda ins: time_note(times.get(ins), total)) if times and total else None
+
+
+def time_note(time_ns: int | None, total_ns: int) -> str:
+    """`1.23 ms 14%`: an op's time over the profile and its share of all ops' time ("" if it did not run)."""
+    if not time_ns:
+        return ""
+    share = f"{time_ns / total_ns:.0%}"
+    return f"{format_ns(time_ns, 3)} {'<1%' if share == '0%' else share}"
