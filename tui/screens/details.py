@@ -81,9 +81,9 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
         self._shown = (None, None)
         self._pages.clear()  # laid out for what was loaded before
         self._still.moved()
+        self.time_ops_when_shown()  # op times another pane worked out: on the first page already
         self._redraw()
         self.view.focus()
-        self.time_ops_when_shown()
 
     def op_times_changed(self) -> None:
         """The tables of ops get a time column: the pages laid out so far are laid out again."""
