@@ -177,6 +177,24 @@ async def test_a_profile_opened_alone_times_its_ops_once_the_graph_is_shown():
         assert any("%" in node.lines[1] for node in screen.view.graph.nodes.values() if node.instruction is not None)
 
 
+async def test_another_program_of_the_dump_says_whether_its_ops_ran():
+    """Switching to a helper program the profile did not run: its boxes say no time and the head
+    says why; back on the train step, the boxes have their times again."""
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        helper = next(entry for entry in app.workspace.modules if entry.label.endswith("jit_stage"))
+        app.select(module=helper.label)
+        await settled(pilot)
+        boxes = [node for node in screen.view.graph.nodes.values() if node.instruction is not None]
+        assert app.workspace.hlo.name == "jit_stage" and boxes and not any("%" in node.lines[1] for node in boxes)
+        assert "none of this program's ops ran in the profile" in screen_text(app)
+        app.select(module=app.workspace.main.label)
+        await settled(pilot)
+        assert sum("%" in node.lines[1] for node in screen.view.graph.nodes.values()) >= 5
+        assert "boxes: each op's time in the profile" in screen_text(app)
+
+
 async def test_click_selects_a_box():
     app = XlaTuiApp(TRANSFORMER)
     async with app.run_test(size=(160, 45)) as pilot:

@@ -216,7 +216,9 @@ class GraphScreen(OpTimes, WorkspaceScreen):
             text.append(f"→ {inner.kind} {inner.name}", style="dim")
         text.append(f"   depth {self.depth} ([ ])", style="dim")
         if self.op_note is not None:
-            if focus is not None and focus.computation.kind == "fusion":
+            if id(hlo) not in self.op_timed_modules:
+                text.append("   none of this program's ops ran in the profile", style="dim")
+            elif focus is not None and focus.computation.kind == "fusion":
                 text.append("   a fused op has no time of its own: the fusion's has it", style="dim")
             else:
                 text.append(f"   {'times' if self.schedule_mode else 'boxes'}: each op's time in the profile, and its "

@@ -23,6 +23,7 @@ class OpTimes:
     arrives, and redraw in `op_times_changed` (`op_note` says an op's time, or is None)."""
 
     op_note: Note | None = None
+    op_timed_modules: frozenset[int] = frozenset()  # id() of each module with an op that ran
     _timed_for: tuple | None = None  # the (trace, module) the times are for
 
     def on_screen_resume(self) -> None:
@@ -37,10 +38,10 @@ class OpTimes:
             self._timed_for = key
             kept = kept_op_profile(ws)  # another pane worked it out: no need to wait
             if kept is not None:
-                self._ops_timed(key, _note(kept))
+                self._ops_timed(key, *_note(kept))
                 return
             if self.op_note is not None:  # another profile or module: its times are to come
-                self.op_note = None
+                self.op_note, self.op_timed_modules = None, frozenset()
                 self.op_times_changed()
             self._time_ops(ws, key)
 
@@ -50,22 +51,25 @@ class OpTimes:
             profile = op_profile(ws)
         except InputError:  # the profile changed since it was loaded: the timeline says so
             return
-        self.app.call_from_thread(self._ops_timed, key, _note(profile))
+        self.app.call_from_thread(self._ops_timed, key, *_note(profile))
 
-    def _ops_timed(self, key: tuple, note: Note | None) -> None:
+    def _ops_timed(self, key: tuple, note: Note | None, modules: frozenset[int]) -> None:
         if key == self._timed_for and note is not self.op_note:  # else another module or profile since
-            self.op_note = note
+            self.op_note, self.op_timed_modules = note, modules
             self.op_times_changed()
 
     def op_times_changed(self) -> None:
         """The times arrived (or went with their module): draw again."""
 
 
-def _note(profile: OpProfile) -> Note | None:
-    """What a pane says of an op: its time_note; None when no op of the profile ran."""
+def _note(profile: OpProfile) -> tuple[Note | None, frozenset[int]]:
+    """What a pane says of an op (its time_note; None when no op of the profile ran), and the
+    modules with ops that ran."""
     times = profile.times()
     total = sum(row.total_ns for row in profile.ops)
-    return (lambda ins: time_note(times.get(ins), total)) if times and total else None
+    if not times or not total:
+        return None, frozenset()
+    return (lambda ins: time_note(times.get(ins), total)), frozenset(id(ins.computation.module) for ins in times)
 
 
 def time_note(time_ns: int | None, total_ns: int) -> str:
