@@ -15,7 +15,7 @@ from rich.text import Text
 from tui.app import XlaTuiApp
 from tui.widgets import page_lines
 from tui.screens.graph import GraphHead
-from tui.widgets.details_view import DetailsView, Links, link_row
+from tui.widgets.details_view import DetailsView, Links, fitted, link_row
 from tui.widgets.page_lines import KeyValues
 
 
@@ -66,20 +66,19 @@ async def test_every_section_is_laid_out_as_rich_lays_it_out():
                         assert all(len(cells(line)) == width for line in ours)
                         compared += len(ours)
                     if isinstance(part, Links):  # rows go out as segments: Rich's Text of the same cells is the oracle
-                        for target in part.targets:
-                            row = part.row(target)
-                            assert cells(link_row(row, width)) == cells(rich_row(row, width).render(console, end=""))
+                        for row in [*([part.titles] if part.titles else []), *map(part.row, part.targets)]:
+                            assert cells(link_row(row, width)) == cells(rich_row(fitted(row, width), width).render(console, end=""))
         assert compared > 2000
 
 
 def rich_row(row, width: int) -> Text:
     """A link row as a Rich Text: each cell cut with `… ` or padded to its width, then the row
-    cut or padded to `width`."""
+    cut or padded to `width`. Takes the cells as fitted to the row (the first one's width)."""
     text = Text()
     for cell, style, cell_width in row:
         part = Text(cell, style=style or "")
-        if len(part) >= cell_width:
-            part = part[: cell_width - 2] + Text("… ")
+        if len(part) >= cell_width:  # the cut mark in the plain style
+            part = Text.assemble((cell[: cell_width - 2], style or ""), "… ")
         text.append_text(part)
         text.append(" " * (cell_width - len(part)))
     text.truncate(width, pad=True)
@@ -109,3 +108,18 @@ async def test_the_graph_heads_and_odd_texts_are_cut_as_rich_cuts_them():
             for width in (100, 37, 12):
                 ours = page_lines.lines(text, width, console)
                 assert [cells(line) for line in ours] == [cells(line) for line in by_rich(text, width, console)]
+
+
+def test_a_rows_first_cell_takes_up_its_slack_within_bounds():
+    """The name column gives way on a narrow terminal, so that the last column (an op's time)
+    stays whole, and grows on a wide one, never past FIRST_CELL."""
+    row = [("a_long_fusion_name_of_forty_characters_x", None, 30), ("fusion", None, 14), ("1.15 ms 4%", None, 14)]
+    assert [width for *_, width in fitted(row, 98)] == [48, 14, 14]
+    assert [width for *_, width in fitted(row, 50)] == [22, 14, 14]
+    assert [width for *_, width in fitted(row, 20)] == [16, 14, 14]
+    assert cells_text(link_row(row, 50)).endswith("1.15 ms 4%    ")
+    assert cells_text(link_row(row, 50)).startswith("a_long_fusion_name_o… fusion")
+
+
+def cells_text(segments) -> str:
+    return "".join(segment.text for segment in segments)

@@ -208,12 +208,12 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
 
     def _link_rows(self, title: str, instructions: list[HloInstruction], platform: str) -> Links:
         note = self.op_note
-        if instructions:
-            columns = "".join(name.ljust(width) for name, width in _LINK_COLUMNS + ((_TIME_COLUMN,) if note else ()))
-            header = Text.assemble("\n", (f"{title} ({len(instructions)})", "bold underline"), "\n", (columns, "bold"))
-        else:
-            header = Text.assemble("\n", (f"{title}: none", "bold"))
-        return Links(header, instructions, lambda other: _link_row(other, platform, note))
+        if not instructions:
+            return Links(Text.assemble("\n", (f"{title}: none", "bold")), [], lambda other: [])
+        bold = Style(bold=True)
+        titles = [(name, bold, width) for name, width in _LINK_COLUMNS + ((_TIME_COLUMN,) if note else ())]
+        header = Text.assemble("\n", (f"{title} ({len(instructions)})", "bold underline"))
+        return Links(header, instructions, lambda other: _link_row(other, platform, note), titles)
 
     def _attributes(self, ins: HloInstruction):
         rows = []

@@ -32,14 +32,17 @@ _CURSOR = Style(reverse=True)
 
 
 Cells = list[tuple[str, "Style | None", int]]  # (text, style, width) of each cell of a row
+FIRST_CELL = (16, 48)  # the first cell's least and most width when it takes up the row's slack (see fitted)
 
 
 class Links:
-    """A section of rows that each name a target (one line per row, never wrapped). A row's
+    """A section of rows that each name a target (one line per row, never wrapped), under a head
+    and a row of column titles (cells like the rows', so they line up at any width). A row's
     cells are made when the row is first drawn: an op can have thousands of users."""
 
-    def __init__(self, header: Text, targets: list, row: Callable[[object], Cells]):
+    def __init__(self, header: Text, targets: list, row: Callable[[object], Cells], titles: Cells | None = None):
         self.header = header
+        self.titles = titles
         self.targets = targets
         self.row = row
 
@@ -141,6 +144,8 @@ class DetailsView(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
             page.done += 1
             header = part.header if isinstance(part, Links) else part
             lines += map(self._line, page_lines.lines(header, page.inner, console))
+            if isinstance(part, Links) and part.titles:
+                lines.append(self._line(link_row(part.titles, page.inner)))
             if isinstance(part, Links):
                 for target in part.targets:
                     page.links.append((len(lines), target))
@@ -261,10 +266,21 @@ class DetailsView(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
     on_blur = on_focus
 
 
+def fitted(cells: Cells, width: int) -> Cells:
+    """The cells with the first (an op's name) widened or narrowed by what the row has to spare or
+    lacks at `width`, within FIRST_CELL, so that a narrow terminal still shows the last column."""
+    if not cells:
+        return cells
+    text, style, first = cells[0]
+    least, most = FIRST_CELL
+    rest = sum(cell for _, _, cell in cells[1:])
+    return [(text, style, max(min(first, least), min(max(first, most), width - rest))), *cells[1:]]
+
+
 def link_row(cells: Cells, width: int) -> list[Segment]:
-    """One row of `width` cells: each cell cut (`…`) or padded to its own width, in its style."""
+    """One row of `width` cells (fitted): each cell cut (`…`) or padded to its own width, in its style."""
     parts = []
-    for text, style, cell in cells:
+    for text, style, cell in fitted(cells, width):
         text, rest = (text[: cell - 2], "… ") if len(text) >= cell else (text, " " * (cell - len(text)))
         parts += [(text, style), (rest, None)]
     segments, room = [], width
