@@ -558,7 +558,7 @@ def test_chrome_phases(tmp_path):
     path = tmp_path / "edge.json"
     path.write_text(json.dumps({"traceEvents": events}))
     trace = load_trace(path)
-    assert trace.event_count == 2 + 1 + 2  # matched B/E pairs, the X leaf, two steps
+    assert trace.event_count == 2 + 1 + 2 + 1  # matched B/E pairs, the X leaf, two steps, the async b/e
     main = next(t for t in trace.tracks if t.name == "main")
     assert main.group == "host"
     assert [(main.event_name(i), int(main.start_ns[i]), int(main.dur_ns[i]), int(main.depth[i])) for i in range(3)] == [
@@ -577,9 +577,55 @@ def test_chrome_phases(tmp_path):
     text = "\n".join(trace.warnings)
     assert "1 B events never ended" in text
     assert "1 E events without a B" in text
-    assert "phases not shown were skipped (1 'b', 1 'e';" in text
+    assert "skipped" not in text
+    read = next(t for t in trace.tracks if t.name == "async io")
+    assert (read.group, read.event_name(0), int(read.start_ns[0]), int(read.dur_ns[0])) == ("host", "read", 1000, 2000)
     assert "step '0' is cut off at the trace start" in text
     assert trace.span == (0, 10_000)
+
+
+def test_chrome_async_events_on_a_track_per_category(tmp_path):
+    """Async b/e (and the legacy S/F) pair up by process, category and id (id2 too), nested ones
+    one row down, overlapping ones on rows of their own; each category of a process is a track
+    after its threads; n is an instant there; what does not pair is dropped and said."""
+    events = [
+        {"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "browser"}},
+        {"ph": "X", "pid": 1, "tid": 7, "ts": 0, "dur": 50, "name": "task"},
+        {"ph": "b", "pid": 1, "tid": 7, "ts": 0, "id": "0x1", "cat": "net", "name": "fetch", "args": {"url": "a"}},
+        {"ph": "b", "pid": 1, "tid": 8, "ts": 2, "id": "0x1", "cat": "net", "name": "dns"},
+        {"ph": "b", "pid": 1, "tid": 7, "ts": 3, "id": "0x2", "cat": "net", "name": "fetch"},  # overlaps 0x1
+        {"ph": "e", "pid": 1, "tid": 8, "ts": 5, "id": "0x1", "cat": "net", "name": "dns"},
+        {"ph": "n", "pid": 1, "tid": 7, "ts": 6, "id": "0x1", "cat": "net", "name": "redirect"},
+        {"ph": "e", "pid": 1, "tid": 7, "ts": 10, "id": "0x1", "cat": "net", "args": {"status": 200}},
+        {"ph": "e", "pid": 1, "tid": 7, "ts": 12, "id": "0x2", "cat": "net", "name": "fetch"},
+        {"ph": "b", "pid": 1, "tid": 7, "ts": 4, "id2": {"local": "0x9"}, "cat": "gpu", "name": "draw"},
+        {"ph": "b", "pid": 1, "tid": 7, "ts": 5, "id2": {"local": "0x8"}, "cat": "gpu", "name": "draw"},
+        {"ph": "e", "pid": 1, "tid": 7, "ts": 20, "id2": {"local": "0x9"}, "cat": "gpu", "name": "draw"},
+        {"ph": "S", "pid": 1, "tid": 7, "ts": 30, "id": 5, "cat": "gpu", "name": "legacy"},
+        {"ph": "T", "pid": 1, "tid": 7, "ts": 31, "id": 5, "cat": "gpu", "name": "legacy"},
+        {"ph": "F", "pid": 1, "tid": 7, "ts": 40, "id": 5, "cat": "gpu", "name": "legacy"},
+        {"ph": "e", "pid": 1, "tid": 7, "ts": 41, "id": 6, "cat": "gpu", "name": "orphan"},
+    ]
+    path = tmp_path / "async.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    trace = load_trace(path)
+    assert [(t.group, t.name) for t in trace.tracks] == [("browser", "tid 7"), ("browser", "async gpu"),
+                                                         ("browser", "async net")]
+    assert trace.event_count == 1 + 3 + 2
+
+    def rows(track):
+        return [(track.event_name(i), int(track.start_ns[i]) // 1000, int(track.dur_ns[i]) // 1000, int(track.depth[i]))
+                for i in range(track.count)]
+
+    net, gpu = trace.tracks[2], trace.tracks[1]
+    assert rows(net) == [("fetch", 0, 10, 0), ("dns", 2, 3, 1), ("fetch", 3, 9, 2)]
+    assert net.event_args(0) == {"url": "a", "status": 200, "cat": "net"}
+    assert net.instant_ns.tolist() == [6000] and [trace.names[i] for i in net.instant_name_id] == ["redirect"]
+    assert rows(gpu) == [("draw", 4, 16, 0), ("legacy", 30, 10, 0)]  # 0x8 never ended
+    text = "\n".join(trace.warnings)
+    assert "1 async b events never ended (dropped)" in text
+    assert "1 async e events without a b (dropped)" in text
+    assert "skipped (1 'T'; async step" in text
 
 
 def test_chrome_threads_grouped_however_events_interleave(tmp_path):

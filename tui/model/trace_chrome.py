@@ -4,7 +4,9 @@ msgspec decodes the events into typed structs (about 3x faster than json.load) a
 are pulled into NumPy columns with `map(attrgetter(...))`; args are read from the file again
 when an event is first selected (see _LazyArgs). Phases: X (complete), B/E (matched per thread,
 innermost first), i/I (instants), C (counters), M (process/thread names and sort order), s/t/f
-(flows, see trace_flows); others (async b/e/n, samples, objects) are skipped with a warning.
+(flows, see trace_flows), async b/e/n and the legacy S/F (matched by category and id, each
+category of a process on a track of its own, as Perfetto shows them); others (async steps T/p,
+samples, objects) are skipped with a warning.
 `ts`/`dur` are microseconds. The file is a `{"traceEvents": [...]}` object or a bare list of
 events, whose closing `]` may be missing; JSON that goes wrong is named by line and column.
 """
@@ -16,6 +18,7 @@ import re
 import threading
 import zlib
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from functools import partial
 from itertools import count
 from operator import attrgetter
@@ -39,7 +42,8 @@ def _event_struct(ids: type) -> type:
     return msgspec.defstruct(
         "_Event",
         [("ph", str, ""), ("name", str, ""), ("cat", str, ""), ("pid", ids, 0), ("tid", ids, 0),
-         ("ts", float, 0.0), ("dur", float, -1.0), ("id", int | str | None, None), ("bp", str, ""),
+         ("ts", float, 0.0), ("dur", float, -1.0), ("id", int | str | None, None), ("id2", dict | None, None),
+         ("bp", str, ""),
          ("args", msgspec.Raw, msgspec.Raw())],
         gc=False,
     )
@@ -55,8 +59,20 @@ _DECODERS = tuple(
     for event in (_Event, _NamedIdsEvent)
 )
 _KEY = attrgetter("pid", "tid")
-_BUCKET = {"B": "BE", "E": "BE", "I": "i"}
-_SHOWN = frozenset({"BE", "i", "C", "M", "s", "t", "f", ""})  # and X, read apart; "": JAX ends the list with {}
+_BUCKET = {"B": "BE", "E": "BE", "I": "i", "b": "async", "e": "async", "n": "async", "S": "async", "F": "async"}
+_SHOWN = frozenset({"BE", "i", "C", "M", "s", "t", "f", "async", ""})  # and X, read apart; "": JAX ends the list with {}
+_ASYNC_BEGIN, _ASYNC_END = frozenset("bS"), frozenset("eF")
+
+
+@dataclass(frozen=True, order=True)
+class _AsyncTrack:
+    """Where a process's async events of one category go, in place of a thread id."""
+
+    cat: str
+
+    @property
+    def name(self) -> str:
+        return f"async {self.cat}" if self.cat else "async"
 
 
 def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS) -> list:
@@ -138,14 +154,15 @@ class _Host:
         self.process, self.thread = self._metadata(by_phase["M"])
         self._name_count = Counter(map(self._process_name, self.process))
         self.pairs = self._match(by_phase["BE"])
-        self.instants = by_phase["i"]
+        self.async_pairs, async_instants = self._match_async(by_phase["async"])
+        self.instants = by_phase["i"] + async_instants
         self.counters = by_phase["C"]
         self.flows = by_phase["s"] + by_phase["t"] + by_phase["f"]
         skipped = Counter({phase: len(events) for phase, events in by_phase.items() if phase not in _SHOWN})
         if skipped:
             phases = ", ".join(f"{n} '{phase}'" for phase, n in sorted(skipped.items()))
             self.warnings.append(
-                f"{path.name}: events of phases not shown were skipped ({phases}; async, sample or object events)")
+                f"{path.name}: events of phases not shown were skipped ({phases}; async step, sample or object events)")
 
     def _metadata(self, events: list[_Event]):
         process: dict = defaultdict(dict)
@@ -177,6 +194,34 @@ class _Host:
             self.warnings.append(f"{self.path.name}: {unmatched_ends} E events without a B (dropped)")
         return pairs
 
+    def _match_async(self, events: list[_Event]) -> tuple[list[tuple[_Event, _Event]], list[_Event]]:
+        """Async slices and instants: an e (or legacy F) closes the latest open b (or S) of its
+        process, category and id, the latest of its name where it names one (file order breaks
+        ts ties). Each event's thread id becomes its category's async track."""
+        open_: dict = defaultdict(list)
+        pairs, instants, unmatched_ends = [], [], 0
+        for event in sorted(events, key=attrgetter("ts")):
+            event.tid = _AsyncTrack(event.cat)
+            if event.ph == "n":
+                instants.append(event)
+                continue
+            ident = event.id if event.id is not None else repr(sorted(event.id2.items())) if event.id2 else None
+            stack = open_[(event.pid, event.cat, ident)]
+            if event.ph in _ASYNC_BEGIN:
+                stack.append(event)
+                continue
+            named = [k for k, begin in enumerate(stack) if begin.name == event.name] if event.name else []
+            if named or stack:
+                pairs.append((stack.pop(named[-1] if named else -1), event))
+            else:
+                unmatched_ends += 1
+        unended = sum(len(stack) for stack in open_.values())
+        if unended:
+            self.warnings.append(f"{self.path.name}: {unended} async b events never ended (dropped)")
+        if unmatched_ends:
+            self.warnings.append(f"{self.path.name}: {unmatched_ends} async e events without a b (dropped)")
+        return pairs, instants
+
     def _process_name(self, pid) -> str:
         meta = self.process.get(pid, {})
         name = meta.get("process_name") or f"pid {pid}"
@@ -191,6 +236,8 @@ class _Host:
 
     def track_name(self, key) -> str:
         tid = key[1]
+        if isinstance(tid, _AsyncTrack):
+            return tid.name
         return self.thread.get(key, {}).get("thread_name") or (tid if isinstance(tid, str) else f"tid {tid}")
 
     def sort_key(self, key) -> tuple:
@@ -202,6 +249,7 @@ class _Host:
             isinstance(pid, str),
             pid,
             t_index if isinstance(t_index, (int, float)) else float("inf"),
+            isinstance(tid, _AsyncTrack),  # after the threads; compared only with each other
             isinstance(tid, str),
             tid,
         )
@@ -314,7 +362,7 @@ def _columns(start, dur, name_id, args_of):
 def _tracks(host: _Host, table: NameTable, lock, first: int) -> tuple[list[Track], Callable[[], int] | None, list[FlowPoint]]:
     """The host's tracks (the trace's from `first` on), a function giving the bytes their args
     take in memory, and its flow events on threads that have slices."""
-    complete, pairs = host.complete, host.pairs
+    complete, pairs = host.complete, host.pairs + host.async_pairs
     run_keys, run_lengths = _thread_runs(complete)
     pair_keys = [_KEY(b) for b, _ in pairs]
     n = len(complete) + len(pairs)
