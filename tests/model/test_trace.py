@@ -154,6 +154,22 @@ def test_xla_ops_carry_their_hlo_names_and_args(xtrace, jtrace):
         assert jtrack.event_args(i)["hlo_op"] == args["hlo_op"]
 
 
+def test_a_json_traces_step_numbers_are_kept_from_the_load(runs, monkeypatch):
+    """The steps' args (their step_num) are kept as the JSON is loaded, so the steps table and
+    the summary do not go through the file again for them; other events' args still do."""
+    from tui.model import trace_chrome
+
+    trace = load_trace(runs[-1] / "perfetto_trace.json.gz")
+    trace.decode_all()
+    read = []
+    monkeypatch.setattr(trace_chrome, "_decode", lambda *args: read.append(args) or [])
+    assert [step.number for step in steps(trace, DeviceTime(trace))] == [0, 1, 2] and read == []
+    track = next(t for t in trace.tracks if t.count)
+    with pytest.raises(InputError, match="changed since it was loaded"):  # the stubbed read finds no events
+        track.event_args(0)
+    assert len(read) == 1
+
+
 def test_steps_and_names_present(xtrace):
     steps = [(t, i) for t, i in xtrace.find("train") if t.event_name(i) == "train"]
     assert len(steps) == 3

@@ -22,7 +22,7 @@ class Step(NamedTuple):
 
 def steps(trace: Trace, devices: DeviceTime) -> list[Step]:
     """The steps in time order (Trace.step_events: decoded tracks only). A step_num is an event
-    stat, read here for each step (on a trace JSON the first read goes through the file again)."""
+    stat, read here for each step (a trace JSON keeps the steps' args from its load)."""
     tracks, events = trace.step_events()
     found = []
     for k, i in zip(tracks.tolist(), events.tolist()):

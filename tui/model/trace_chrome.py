@@ -274,18 +274,21 @@ class _LazyArgs:
     Holding every event's raw args from the start would cost about as much as the rest of the
     load (a JAX trace has 90 bytes of args per event); most are never looked at. The file's
     size and mtime are checked so a changed file is not misread. Identical args are kept once.
+    The few steps' args (their step_num, which the steps table and the summary read) are kept
+    from the start, so that reading them does not go through the file again.
     """
 
-    def __init__(self, path: Path, complete: int, pairs: list[tuple[_Event, _Event]]):
+    def __init__(self, path: Path, complete: int, pairs: list[tuple[_Event, _Event]], kept: dict[int, tuple]):
         self.path = path
         self.complete = complete  # X events come first in the positions, then B/E pairs
         stat = path.stat()
         self.stamp = (stat.st_size, stat.st_mtime_ns)
         # B/E pairs are few; their args are kept now: (cat, raw JSON of B, of E).
         self.pairs = [(b.cat, tuple(bytes(r) for r in (b.args, e.args) if len(r))) for b, e in pairs]
+        self.kept = kept  # position of an X event -> (cat, raw JSON of its args)
         self.entries: list | None = None
         self.ids: np.ndarray | None = None
-        self.nbytes = sum(len(cat) + sum(map(len, blobs)) for cat, blobs in self.pairs)
+        self.nbytes = sum(len(cat) + sum(map(len, blobs)) for cat, blobs in [*self.pairs, *kept.values()])
 
     def _read(self) -> None:
         stat = self.path.stat()
@@ -316,6 +319,8 @@ class _LazyArgs:
         k = int(positions[position])
         if k >= self.complete:
             return _merge(*self.pairs[k - self.complete])
+        if self.entries is None and k in self.kept:
+            return _merge(*self.kept[k])
         if self.entries is None:
             self._read()
         entry = self.entries[self.ids[k]]
@@ -378,7 +383,8 @@ def _tracks(host: _Host, table: NameTable, lock, first: int) -> tuple[list[Track
     known = len(table.names)
     name_id = table.ids(list(map(attrgetter("name"), complete)) + [b.name for b, _ in pairs])
     _note_steps(complete, name_id[: len(complete)], known, table)
-    args = _LazyArgs(host.path, len(complete), pairs)
+    steps = np.flatnonzero(np.isin(name_id[: len(complete)], list(table.step_ids))).tolist() if table.step_ids else []
+    args = _LazyArgs(host.path, len(complete), pairs, {k: (complete[k].cat, (bytes(complete[k].args),)) for k in steps})
     has_args = any(map(len, map(attrgetter("args"), complete))) or any(map(attrgetter("cat"), complete)) or bool(pairs)
 
     instants = defaultdict(list)
