@@ -88,3 +88,35 @@ def test_profiles_without_chip_names_get_peaks_from_their_planes(corpus):
     assert v100.peak_bytes == pytest.approx(898e9, rel=0.001)
     mi300x = profile_chip(load_trace(corpus / "traces" / "tracelens_jax08_rocm_conv3d_8gpu.xplane.pb").devices.values())
     assert mi300x.name == "AMD Instinct MI300X" and mi300x.peak_bytes == 5.3e12
+
+
+def test_the_charts_points_are_each_ops_cost_over_its_runs():
+    """On the H100 fixture: each plotted op's intensity is its instruction's FLOPs over its bytes
+    (XLA's cost model), its rate those FLOPs times its runs over their time, and its share of
+    the ops' time; ops without FLOPs (copies) are left out; largest share first; the roof is
+    bandwidth times intensity up to the ridge point, the peak past it."""
+    from conftest import FIXTURES
+
+    from tui.model.cost import op_cost
+    from tui.model.inputs import load_workspace
+    from tui.model.links import op_profile
+    from tui.model.roofline import attainable, points
+
+    folder = FIXTURES / "gpu"
+    profile = op_profile(load_workspace([next(folder.glob("*.xplane.pb")), folder]))
+    everything = sum(row.total_ns for row in profile.ops)
+    found = points(profile.rates, profile.byte_rates, [row.total_ns for row in profile.ops])
+    assert 50 < len(found) < len(profile.ops)
+    for point in found:
+        row, cost = profile.ops[point.op], op_cost(profile.instructions[point.op])
+        assert point.intensity == pytest.approx(cost.flops / cost.bytes_accessed)
+        assert point.rate == pytest.approx(cost.flops * row.count / (row.total_ns / 1e9))
+        assert point.share == row.total_ns / everything
+    left_out = set(range(len(profile.ops))) - {point.op for point in found}
+    assert left_out and all(profile.rates[k] is None or profile.byte_rates[k] is None for k in left_out)
+    assert [point.share for point in found] == sorted((point.share for point in found), reverse=True)
+    chip = profile.chip
+    assert chip.name == "NVIDIA H100 SXM"
+    assert attainable(chip, chip.ridge / 4) == pytest.approx(chip.peak_flops / 4)
+    assert attainable(chip, chip.ridge * 4) == chip.peak_flops
+    assert chip.bound(chip.ridge / 4) == "memory" and chip.bound(chip.ridge) == "compute"

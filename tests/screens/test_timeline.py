@@ -1455,3 +1455,77 @@ async def test_enter_on_an_event_says_how_busy_each_device_was_while_it_ran():
         await settle(pilot)
         details = app.screen.panel.details
         assert details[0][0] == "event" and not any(key == "devices busy" for key, _, _ in details)
+
+
+async def test_R_plots_the_ops_under_the_chips_roofs_and_enter_finds_an_ops_runs():
+    """XProf's Roofline Model on the H100 fixture: `R` opens the chart on the op with the most
+    time, a bold dot in its cell; up/down walk the ops by time, left/right along the intensity
+    axis; Enter closes it with that op's kernels as the timeline's matches."""
+    from tui.screens.roofline import RooflineScreen
+
+    app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
+    async with app.run_test(size=(160, 45)) as pilot:
+        view = await open_timeline(pilot)
+        await pilot.press("R")
+        await settle(pilot)
+        roof = app.screen
+        assert isinstance(roof, RooflineScreen)
+        points, ops = roof.points, roof.profile.ops
+        assert roof.cursor == 0 and points[0].share == max(point.share for point in points)
+        text = screen_text(app)
+        assert "Roofline: NVIDIA H100 SXM, peaks 989 TFLOP/s and 3.35 TB/s" in text
+        assert text.count("●") == 2  # the op's dot, and the legend's
+        assert f"{ops[points[0].op].name}  in jit_train_step" in text
+        await pilot.press("down")
+        assert roof.cursor == 1 and ops[points[1].op].name in screen_text(app)
+        await pilot.press("right")
+        righter = [point.intensity for point in points if point.intensity > points[1].intensity]
+        assert points[roof.cursor].intensity == min(righter)
+        await pilot.press("left")
+        assert points[roof.cursor].intensity <= points[1].intensity
+        await pilot.press("up", "up", "up")
+        assert roof.cursor == 0
+        chosen = ops[points[0].op].name
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is not roof and isinstance(app.screen, TimelineScreen)
+        trace = app.workspace.trace
+        tracks, events = view.matches
+        assert len(events) >= ops[points[0].op].count
+        # the fusion's Triton kernel, run from the step's CUDA graph (its hlo_op names the command buffer)
+        assert {trace.tracks[k].event_name(e) for k, e in zip(tracks.tolist(), events.tolist())} == {chosen.replace(".", "_")}
+
+
+async def test_R_on_a_host_cpu_plots_the_ops_without_roofs_and_esc_closes_it():
+    from tui.screens.roofline import RooflineScreen
+
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = await open_timeline(pilot)
+        before = view.matches
+        await pilot.press("R")
+        await settle(pilot)
+        roof = app.screen
+        assert isinstance(roof, RooflineScreen) and roof.profile.chip is None
+        profile = roof.profile
+        plottable = [k for k, (r, b) in enumerate(zip(profile.rates, profile.byte_rates)) if r and b]
+        assert sorted(point.op for point in roof.points) == plottable
+        text = screen_text(app)
+        assert "Roofline: no roofs" in text and f"{len(plottable)} of {len(profile.ops)} ops plotted" in text
+        assert "of the roof" not in text
+        await pilot.press("escape")
+        assert isinstance(app.screen, TimelineScreen) and view.matches == before
+
+
+@SIZES
+def test_timeline_roofline_chart(snap_compare, size):
+    async def run_before(pilot) -> None:
+        await open_timeline(pilot)
+        await pilot.press("R")
+        await settle(pilot)
+        await pilot.press("down")
+        pilot.app.clear_notifications()
+        await pilot.pause()
+
+    app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

@@ -1,4 +1,5 @@
-"""Peak compute and memory bandwidth of known accelerators, and what bounds an op on them.
+"""Peak compute and memory bandwidth of known accelerators, what bounds an op on them, and
+where each op sits under the roofs (the roofline chart's points).
 
 An op whose arithmetic intensity (FLOPs per byte) is below the chip's ridge point
 (peak FLOP/s / peak bytes/s) cannot keep the compute units busy: it is memory bound. The peaks
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,10 @@ class Chip:
     def ridge(self) -> float:
         """FLOPs per byte at which compute and memory take equal time."""
         return self.peak_flops / self.peak_bytes
+
+    def bound(self, intensity: float) -> str:
+        """What bounds an op of this many FLOPs per byte: `compute` from the ridge point on, else `memory`."""
+        return "compute" if intensity >= self.ridge else "memory"
 
 
 # (pattern on the device's name, chip); the first match wins, so specific names come first.
@@ -121,6 +127,28 @@ def roofline(flops: float, bytes_accessed: float, seconds: float, chip: Chip) ->
     """Achieved rates of one run of an op and what bounds it; None without time or bytes."""
     if seconds <= 0 or bytes_accessed <= 0 or flops < 0:
         return None
-    bound = "compute" if flops / bytes_accessed >= chip.ridge else "memory"
     achieved_flops, achieved_bytes = flops / seconds, bytes_accessed / seconds
-    return Roofline(achieved_flops, achieved_bytes, bound, achieved_flops / chip.peak_flops, achieved_bytes / chip.peak_bytes)
+    return Roofline(achieved_flops, achieved_bytes, chip.bound(flops / bytes_accessed), achieved_flops / chip.peak_flops, achieved_bytes / chip.peak_bytes)
+
+
+class Point(NamedTuple):
+    """One op on the roofline chart (XProf's Roofline Model tool)."""
+
+    op: int  # its row in the op profile
+    intensity: float  # FLOPs per byte accessed
+    rate: float  # achieved FLOP/s over all its runs
+    share: float  # of all ops' time
+
+
+def points(rates: list[float | None], byte_rates: list[float | None], totals_ns: list[int]) -> list[Point]:
+    """The ops that have both FLOPs and bytes, largest share first. An op without FLOPs (a copy,
+    a collective) has no place on a log axis of FLOPs per byte, as in XProf's chart."""
+    everything = sum(totals_ns) or 1
+    found = [Point(k, rate / moved, rate, total / everything)
+             for k, (rate, moved, total) in enumerate(zip(rates, byte_rates, totals_ns)) if rate and moved]
+    return sorted(found, key=lambda point: -point.share)
+
+
+def attainable(chip: Chip, intensity: float) -> float:
+    """The roof at an intensity: bandwidth-bound below the ridge point, compute-bound above."""
+    return min(chip.peak_flops, intensity * chip.peak_bytes)

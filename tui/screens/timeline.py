@@ -25,6 +25,7 @@ from tui.model.links import (correlated, events_of_name, group_rates, instructio
                              kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes, op_sources,
                              program_of, program_ran)
 from tui.model.kernels import KernelStats, kernel_stats
+from tui.model.roofline import points
 from tui.model.scopes import DEEPEST, name_scope, parting_depth
 from tui.model.shapes import human_bytes
 from tui.model.steps import Step, step_labels, steps as training_steps
@@ -33,6 +34,7 @@ from tui.model.trace import NameStats, Trace, TraceLanes, Track, return_freed_me
 from tui.model.utilization import DeviceBusy, DeviceTime, busy_text, device_label
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
+from tui.screens.roofline import RooflineScreen
 from tui.widgets.timeline import TimelineView
 from tui.widgets.trace_panel import Column, TracePanel
 
@@ -67,6 +69,7 @@ class TimelineScreen(WorkspaceScreen):
         Binding("plus,equals_sign", "scope_depth(1)", "Name scope +", show=False),
         Binding("k", "kernel_stats", "GPU kernels", show=False),
         Binding("g", "steps", "Steps: time, devices busy", show=False),
+        Binding("R", "roofline", "Roofline chart", show=False),
         Binding("right_square_bracket", "flow(1)", "Follow flow"),
         Binding("left_square_bracket", "flow(-1)", "Flow back", show=False),
         Binding("shift+enter", "match(-1)", "Previous match", show=False),
@@ -520,6 +523,9 @@ class TimelineScreen(WorkspaceScreen):
 
     def _ops_ready(self, profile: OpProfile, table: str) -> None:
         self._ops = profile
+        if table == "roofline":
+            self._show_roofline(profile)
+            return
         self.panel.focus()
         rows = profile.ops
         total = sum(row.total_ns for row in rows)
@@ -541,6 +547,24 @@ class TimelineScreen(WorkspaceScreen):
             left_out = f" (XLA's autotuning left out: {format_ns(tuning, 4)})" if tuning else ""
             self.panel.show_table(f" Top XLA ops over the whole trace: {self._ops_title(rows)}, {format_ns(total, 6)} in all"
                                   f"{left_out}", rows, total, self._rates(profile))
+
+    def action_roofline(self) -> None:
+        """`R`: the ops on a roofline chart (XProf's Roofline Model), over the timeline; Enter
+        there closes it on the op's runs, as Enter on the `t` table does."""
+        if self.trace is None:
+            return
+        if self._ops is None:
+            self._compute_top_ops("roofline")
+        else:
+            self._show_roofline(self._ops)
+
+    def _show_roofline(self, profile: OpProfile) -> None:
+        found = points(profile.rates, profile.byte_rates, [row.total_ns for row in profile.ops])
+        if not found:
+            self.notify("No op to plot: none has both FLOPs and bytes from XLA's cost model (load the program's "
+                        "HLO beside the profile)", severity="warning")
+            return
+        self.app.push_screen(RooflineScreen(profile, found), lambda chosen: chosen and self._show_runs(*chosen))
 
     def _show_scopes(self) -> None:
         profile = self._ops
@@ -701,6 +725,11 @@ class TimelineScreen(WorkspaceScreen):
         if self._steps is not None and self.panel.rows is self._steps[0]:
             self._step_chosen(name)
             return
+        self._show_runs(name, program)
+
+    def _show_runs(self, name: str, program: str | None) -> None:
+        """An op's runs in its program (else the events of that name) become the matches; the
+        cursor goes to the next one in time."""
         if program is not None:
             op = instruction_or_name(self.workspace, program, name)
             self.view.set_matches(*occurrences(self.trace, None, op, program=program))

@@ -1,0 +1,106 @@
+"""`R` on the timeline: the ops on a roofline chart (XProf's Roofline Model tool), over the
+timeline, with the op under the cursor's figures below. Enter closes it on that op's runs."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from tui.model.explain import si
+from tui.model.links import OpProfile
+from tui.model.roofline import Point, attainable
+from tui.model.timescale import format_ns
+from tui.widgets.roofline_chart import COMPUTE, CURSOR, MEMORY, ROOF, UNKNOWN, RooflineChart
+
+
+class RooflineScreen(ModalScreen[tuple[str, "str | None"] | None]):
+    """Dismissed with the chosen op's (name, program), or None."""
+
+    DEFAULT_CSS = """
+    RooflineScreen { align: center middle; }
+    RooflineScreen > Vertical { width: 100%; height: 100%; border: round $accent; background: $surface; padding: 0 1; }
+    RooflineScreen Static { height: auto; }
+    """
+    BINDINGS = [
+        Binding("down,j", "step(1)", "Next op by time"),
+        Binding("up,k", "step(-1)", "Previous op by time"),
+        Binding("right,l", "across(1)", "Next op right"),
+        Binding("left,h", "across(-1)", "Next op left"),
+        Binding("enter", "choose", "Its runs in the timeline"),
+        Binding("escape,R,q", "dismiss", "Close"),
+    ]
+
+    def __init__(self, profile: OpProfile, points: list[Point]):
+        super().__init__()
+        self.profile = profile
+        self.points = points
+        self.chart = RooflineChart(points, profile.chip)
+        self.op = Static(self._op_text())  # the op under the cursor (made here: a key may come before compose)
+        # the points left to right (ties: the bigger op first), for left/right
+        self._across = sorted(range(len(points)), key=lambda k: (points[k].intensity, -points[k].share))
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self._head())
+            yield self.chart
+            yield self.op
+
+    @property
+    def cursor(self) -> int:
+        return self.chart.cursor
+
+    def action_step(self, delta: int) -> None:
+        self._move(min(max(self.cursor + delta, 0), len(self.points) - 1))
+
+    def action_across(self, delta: int) -> None:
+        at = self._across.index(self.cursor)
+        self._move(self._across[min(max(at + delta, 0), len(self._across) - 1)])
+
+    def _move(self, cursor: int) -> None:
+        self.chart.move_to(cursor)
+        self.op.update(self._op_text())
+
+    def action_choose(self) -> None:
+        row = self.profile.ops[self.points[self.cursor].op]
+        self.dismiss((row.name, row.program))
+
+    def _head(self) -> Text:
+        chip, profile = self.profile.chip, self.profile
+        text = Text()
+        if chip is not None:
+            text.append(f"Roofline: {chip.name}", style="bold")
+            text.append(f", peaks {si(chip.peak_flops, 'FLOP/s')} and {si(chip.peak_bytes, 'B/s')}, ridge point at "
+                        f"{chip.ridge:.3g} FLOP/byte ({chip.source})")
+        else:
+            text.append("Roofline: no roofs", style="bold")
+            text.append(": the profile's device is not in the table of known chips (a host CPU?), so the ops' "
+                        "achieved rates are plotted alone")
+        plotted = sum(point.share for point in self.points)
+        text.append(f"\n{len(self.points):,} of {len(profile.ops):,} ops plotted, {plotted:.1%} of the ops' time (the others "
+                    "have no FLOPs, as copies and collectives, or no cost model)\n")
+        for label, style in (("● the op below", CURSOR), ("⣿ memory bound", MEMORY), ("⣿ compute bound", COMPUTE),
+                             ("⠤ roof", ROOF)) if chip is not None else (("● the op below", CURSOR), ("⣿ an op", UNKNOWN)):
+            text.append(label[0], style=style)
+            text.append(label[1:] + "  ")
+        return text
+
+    def _op_text(self) -> Text:
+        point = self.points[self.cursor]
+        row = self.profile.ops[point.op]
+        text = Text()
+        text.append(row.name, style="bold")
+        text.append(f"  in {row.program}" if row.program else "")
+        text.append(f"  #{self.cursor + 1} of {len(self.points)} by time\n", style="dim")
+        text.append(f"{point.intensity:.3g} FLOP/byte, {si(point.rate, 'FLOP/s')} and {si(point.rate / point.intensity, 'B/s')} "
+                    f"achieved over {row.count:,} runs ({format_ns(row.total_ns)}, {point.share:.1%} of the ops' time)")
+        chip = self.profile.chip
+        if chip is not None:
+            roof = attainable(chip, point.intensity)
+            text.append(f"; {point.rate / roof:.1%} of the roof there ({si(roof, 'FLOP/s')}), {chip.bound(point.intensity)} bound")
+        text.append("\n[up/down] ops by time  [left/right] along the chart  [enter] its runs in the timeline  [esc] close",
+                    style="dim")
+        return text
