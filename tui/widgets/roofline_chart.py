@@ -1,17 +1,18 @@
 """The roofline chart: each op's achieved FLOP/s against its arithmetic intensity, both axes
 logarithmic, under the chip's roofs (memory bandwidth up to the ridge point, peak compute past
 it), drawn in braille dots (2x4 a cell). The op under the cursor is a bold dot; the others are
-coloured by what bounds them. The picture is made once per size and cursor, then handed out a
-line at a time.
+coloured by what bounds them. The picture is made once per size; moving the cursor draws the
+row it is on again, no more.
 """
 
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from rich.segment import Segment
 from rich.style import Style
+from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -70,24 +71,27 @@ class RooflineChart(Widget):
         self.points = points
         self.chip = chip
         self.cursor = 0  # index into points
-        self._picture: list[Strip] | None = None
-        self._made_for: tuple | None = None
+        self._picture: _Picture | None = None
 
     def move_to(self, cursor: int) -> None:
         self.cursor = cursor
         self.refresh()
 
     def render_line(self, y: int) -> Strip:
-        key = (self.size, self.cursor)
-        if self._picture is None or self._made_for != key:
-            self._picture, self._made_for = self.picture(*self.size), key
-        return self._picture[y] if y < len(self._picture) else Strip.blank(self.size.width)
+        if self._picture is None or self._picture.size != self.size:
+            self._picture = self.picture(*self.size)
+        picture = self._picture
+        if y >= len(picture.lines):
+            return Strip.blank(self.size.width)
+        if picture.cursor_cell is not None and y == picture.cursor_cell(self.points[self.cursor])[0]:
+            return picture.cursor_line(y, picture.cursor_cell(self.points[self.cursor]))
+        return picture.lines[y]
 
-    def picture(self, width: int, height: int) -> list[Strip]:
-        """The chart at this size: plot rows, then the x axis's rule and labels."""
+    def picture(self, width: int, height: int) -> _Picture:
+        """The chart at this size without the cursor: plot rows, then the x axis's rule and labels."""
         plot_w, plot_h = width - LABEL, height - 2
         if plot_w < 8 or plot_h < 3 or not self.points:
-            return [Strip.blank(width)] * height
+            return _Picture(Size(width, height), [Strip.blank(width)] * height, None, None)
         chip = self.chip
         intensities = [p.intensity for p in self.points] + ([chip.ridge / 10, chip.ridge * 10] if chip else [])
         rates = [p.rate for p in self.points] + ([chip.peak_flops] if chip else [])
@@ -114,16 +118,18 @@ class RooflineChart(Widget):
         colour = {"memory": MEMORY, "compute": COMPUTE}
         for point in reversed(self.points):  # the biggest ops drawn last, on top
             dot(x.dot(point.intensity), y.dot(point.rate), colour[chip.bound(point.intensity)] if chip else UNKNOWN)
-        marked = self.points[self.cursor]
-        cursor_cell = ((y.dots - 1 - y.dot(marked.rate)) // 4, x.dot(marked.intensity) // 2)
+
+        def cell_of(point: Point) -> tuple[int, int]:
+            return (y.dots - 1 - y.dot(point.rate)) // 4, x.dot(point.intensity) // 2
 
         labels = {(y.dots - 1 - y.dot(10.0 ** power)) // 4: si(10.0 ** power, "FLOP/s") for power in range(y.low, y.high + 1)}
-        lines = []
-        for row in range(plot_h):
-            label = labels.get(row)
-            segments = [Segment((label or "").rjust(LABEL - 2) + (" ┤" if label else " │"), _AXIS)]
-            segments += _plot_row(row, plot_w, bits, styles, cursor_cell)
-            lines.append(Strip(segments, width))
+        axis = [Segment((labels.get(row) or "").rjust(LABEL - 2) + (" ┤" if row in labels else " │"), _AXIS)
+                for row in range(plot_h)]
+
+        def line(row: int, cursor: tuple[int, int] | None = None) -> Strip:
+            return Strip([axis[row], *_plot_row(row, plot_w, bits, styles, cursor)], width)
+
+        lines = [line(row) for row in range(plot_h)]
         ticks = {x.dot(10.0 ** power) // 2: decade_label(power) for power in range(x.low, x.high + 1)}
         rule = "".join("┴" if column in ticks else "─" for column in range(plot_w))
         lines.append(Strip([Segment(" " * (LABEL - 1) + "└" + rule, _AXIS)], width))
@@ -133,10 +139,19 @@ class RooflineChart(Widget):
             if all(c == " " for c in under[max(start - 1, 0) : start + len(text) + 1]):
                 under[start : start + len(text)] = text
         lines.append(Strip([Segment("FLOP/byte".rjust(LABEL - 2) + "  " + "".join(under), _AXIS)], width))
-        return lines
+        return _Picture(Size(width, height), lines, cell_of, line)
 
 
-def _plot_row(row: int, width: int, bits: dict, styles: dict, cursor: tuple[int, int]) -> list[Segment]:
+class _Picture(NamedTuple):
+    """The chart drawn at one size, and how to place and draw the cursor on it."""
+
+    size: Size
+    lines: list[Strip]
+    cursor_cell: Callable[[Point], tuple[int, int]] | None  # (row, column) of a point's cell; None: nothing drawn
+    cursor_line: Callable[[int, tuple[int, int]], Strip] | None  # a plot row with the cursor in that cell
+
+
+def _plot_row(row: int, width: int, bits: dict, styles: dict, cursor: tuple[int, int] | None) -> list[Segment]:
     """One row of plot cells as segments, one per run of cells in one style."""
     segments: list[Segment] = []
     text, style = [], None
