@@ -160,6 +160,17 @@ def test_summary_of_real_inputs(corpus):
         for rate, util, peak in (("flops_per_s", "flops_util", "peak_flops"), ("bytes_per_s", "bandwidth_util", "peak_bytes_per_s")):
             assert op[util] == (None if op[rate] is None else pytest.approx(op[rate] / trace["chip"][peak]))
     assert any(op["bandwidth_util"] for op in trace["top_ops"]) and f"chip: {trace['chip']['name']}, peaks" in text
+    # Each op's place on the roofline: FLOPs per byte, and memory bound below the chip's ridge point.
+    ridge = trace["chip"]["peak_flops"] / trace["chip"]["peak_bytes_per_s"]
+    placed = [op for op in trace["top_ops"] if op["flops_per_s"] and op["bytes_per_s"]]
+    assert placed and len(placed) < len(trace["top_ops"])  # the copies have no FLOPs
+    for op in trace["top_ops"]:
+        if op in placed:
+            assert op["flops_per_byte"] == pytest.approx(op["flops_per_s"] / op["bytes_per_s"])
+            assert op["bound"] == ("memory" if op["flops_per_byte"] < ridge else "compute")
+        else:
+            assert op["flops_per_byte"] is None and op["bound"] is None
+    assert f"[{placed[0]['bandwidth_util']:.1%}]  memory bound" in text
 
 
 def _one_line_error(result: subprocess.CompletedProcess, *needles: str) -> None:

@@ -86,7 +86,7 @@ def _trace_facts(ws: Workspace) -> dict:
     flops_util, bandwidth_util = profile.utilization() or (unknown, unknown)
     facts["top_ops"] = [{"name": row.name, "program": row.program, "count": row.count, "total_us": row.total_ns / 1000.0,
                          "share": row.total_ns / total if total else 0.0, "flops_per_s": rate, "bytes_per_s": bandwidth,
-                         "flops_util": of_flops, "bandwidth_util": of_bandwidth}
+                         "flops_util": of_flops, "bandwidth_util": of_bandwidth, **_roofline_place(rate, bandwidth, chip)}
                         for row, rate, bandwidth, of_flops, of_bandwidth
                         in zip(profile.ops[:TOP_OPS], profile.rates, profile.byte_rates, flops_util, bandwidth_util)]
     by_program: dict[str | None, int] = {}
@@ -110,6 +110,12 @@ def _trace_facts(ws: Workspace) -> dict:
     facts["memory_counters"] = [{"name": c.name, "max_bytes": int(c.value.max())}
                                 for c in memory_counters(trace) if len(c.value) and c.value.max() > 0]
     return facts
+
+
+def _roofline_place(flops_per_s: float | None, bytes_per_s: float | None, chip) -> dict:
+    """An op's place on the roofline chart: its FLOPs per byte and, on a known chip, what bounds it."""
+    intensity = flops_per_s / bytes_per_s if flops_per_s and bytes_per_s else None
+    return {"flops_per_byte": intensity, "bound": chip.bound(intensity) if chip is not None and intensity else None}
 
 
 def _runs_by_program(trace) -> list[dict]:
@@ -277,8 +283,9 @@ def _trace_lines(trace: dict) -> list[str]:
             rate = "".join(f"  {si(op[key], unit)}" + (f" [{op[util]:.1%}]" if op[util] is not None else "")
                            for key, unit, util in (("flops_per_s", "FLOP/s", "flops_util"), ("bytes_per_s", "B/s", "bandwidth_util"))
                            if op[key])
+            bound = f"  {op['bound']} bound" if op["bound"] else ""
             lines.append(f"    {op['share']:6.1%}  {op['name'].ljust(width)}  {op['count']:>7,} {'run ' if op['count'] == 1 else 'runs'}  "
-                         f"{format_ns(op['total_us'] * 1000, 4)}{rate}{program}")
+                         f"{format_ns(op['total_us'] * 1000, 4)}{rate}{bound}{program}")
     programs = trace["programs"]
     if len(programs) > 1:
         shown = ", ".join(f"{p['name'] or '(no program)'} {p['share']:.1%}" for p in programs[:TOP_PROGRAMS])
