@@ -177,6 +177,48 @@ async def test_a_profile_opened_alone_times_its_ops_once_the_graph_is_shown():
         assert any("%" in node.lines[1] for node in screen.view.graph.nodes.values() if node.instruction is not None)
 
 
+async def test_R_opens_the_roofline_on_the_selected_op_and_enter_selects_another(monkeypatch):
+    """From the graph, `R` pressed before the op profile is worked out opens the chart once it
+    is, on the selected op; Enter on another op selects its instruction, and the graph follows.
+    Without a profile there is no chart, and the screen says why."""
+    import threading
+
+    from tui.screens import op_times
+    from tui.screens.roofline import RooflineScreen
+
+    worked_out = threading.Event()  # the op profile's worker waits for it
+    monkeypatch.setattr(op_times, "op_profile", lambda ws, real=op_times.op_profile: worked_out.wait(10) and real(ws))
+    app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        app.select(instruction="fusion.229")
+        await pilot.press("1", "R")
+        assert isinstance(app.screen, GraphScreen)
+        assert any(toast.message.startswith("Working out each op's time") for toast in app._notifications)
+        worked_out.set()
+        await settled(pilot)
+        chart = app.screen
+        assert isinstance(chart, RooflineScreen)
+        here = chart.points[chart.cursor]
+        assert chart.profile.instructions[here.op].name == "fusion.229"
+        await pilot.press("up" if chart.cursor else "down")
+        other = chart.profile.instructions[chart.points[chart.cursor].op]
+        assert other is not None and other.name != "fusion.229"
+        await pilot.press("enter")
+        await settled(pilot)
+        assert isinstance(app.screen, GraphScreen) and app.selection.instruction == other.name
+        assert app.screen.view.graph.focus == other.name
+
+    app = XlaTuiApp(FIXTURES / "mlp.hlo")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settled(pilot)
+        await pilot.press("1", "R")
+        await settled(pilot)
+        assert isinstance(app.screen, GraphScreen)
+        assert any(toast.message.startswith("No profile loaded: the roofline chart") for toast in app._notifications)
+
+
 async def test_another_program_of_the_dump_says_whether_its_ops_ran():
     """Switching to a helper program the profile did not run: its boxes say no time and the head
     says why; back on the train step, the boxes have their times again."""

@@ -54,6 +54,7 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
         Binding("m", "memory", "Its buffer"),
         Binding("t", "timeline", "Its runs"),
         Binding("backspace", "back", "Back"),
+        Binding("R", "roofline", "Roofline chart", show=False),
     ]
 
     def __init__(self):

@@ -61,6 +61,7 @@ class GraphScreen(OpTimes, WorkspaceScreen):
         Binding("N", "next_match(-1)", "Previous match", show=False),
         Binding("f", "prompt('filter')", "Filter schedule", show=False),
         Binding("o", "other_stage", "Before/after optimizations", show=False),
+        Binding("R", "roofline", "Roofline chart", show=False),
     ]
 
     def __init__(self):

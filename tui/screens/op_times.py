@@ -4,7 +4,8 @@ schedule, the details' tables of operands, users and ops of the same line.
 The op profile is worked out once per profile and set of parsed modules, in a worker, and kept
 on the workspace (links.op_profile), but only once such a pane is on screen: a profile opened
 alone starts on the timeline, whose decoding comes first. A pane shown after another worked it
-out takes it at once.
+out takes it at once. `R` there opens the roofline chart of the same op profile on the selected
+op; Enter in it selects the op under its cursor.
 """
 
 from __future__ import annotations
@@ -16,15 +17,18 @@ from tui.model.graph_layout import Note
 from tui.model.links import OpProfile, kept_op_profile, op_profile
 from tui.model.timescale import format_ns
 from tui.model.workspace import Workspace
+from tui.screens.roofline import NO_ROOFLINE, roofline_for
 
 
 class OpTimes:
     """Mix into a WorkspaceScreen before it; call `time_ops_when_shown` when the workspace
-    arrives, and redraw in `op_times_changed` (`op_note` says an op's time, or is None)."""
+    arrives, and redraw in `op_times_changed` (`op_note` says an op's time, or is None). Bind
+    `R` to `roofline` (a mixin's BINDINGS are not Textual's to find)."""
 
     op_note: Note | None = None
     op_timed_modules: frozenset[int] = frozenset()  # id() of each module with an op that ran
     _timed_for: tuple | None = None  # the (trace, module) the times are for
+    _roofline_asked = False  # `R` came before the op profile: open the chart when it is worked out
 
     def on_screen_resume(self) -> None:
         self.time_ops_when_shown()
@@ -57,6 +61,36 @@ class OpTimes:
         if key == self._timed_for and note is not self.op_note:  # else another module or profile since
             self.op_note, self.op_timed_modules = note, modules
             self.op_times_changed()
+        if self._roofline_asked and self.is_current:
+            self.action_roofline()
+
+    def action_roofline(self) -> None:
+        ws = self.workspace
+        if ws is None or ws.trace is None:
+            self.notify("No profile loaded: the roofline chart plots the ops' rates as measured in a profile",
+                        severity="warning")
+            return
+        profile = kept_op_profile(ws)
+        if profile is None:
+            self._roofline_asked = True
+            self.notify("Working out each op's time: the roofline chart opens when it is done")
+            self.time_ops_when_shown()
+            return
+        self._roofline_asked = False
+        chart = roofline_for(profile, ws.instruction)
+        if chart is None:
+            self.notify(NO_ROOFLINE, severity="warning")
+            return
+        self.app.push_screen(chart, lambda op: self._roofline_chosen(profile, op))
+
+    def _roofline_chosen(self, profile: OpProfile, op: int | None) -> None:
+        if op is None:
+            return
+        ins = profile.instructions[op]
+        if ins is None:
+            self.notify(f"{profile.ops[op].name} is in none of the loaded modules", severity="warning")
+        else:
+            self.app.select(instruction=ins)
 
     def op_times_changed(self) -> None:
         """The times arrived (or went with their module): draw again."""

@@ -1,5 +1,7 @@
-"""`R` on the timeline: the ops on a roofline chart (XProf's Roofline Model tool), over the
-timeline, with the op under the cursor's figures below. Enter closes it on that op's runs."""
+"""`R`: the ops on a roofline chart (XProf's Roofline Model tool), over the screen it was asked
+from, with the op under the cursor's figures below. It opens on the selected op where that ran;
+Enter closes it on the op under the cursor, for the screen below to show (the timeline its runs,
+the graph and details the instruction)."""
 
 from __future__ import annotations
 
@@ -12,13 +14,27 @@ from textual.widgets import Static
 
 from tui.model.explain import si
 from tui.model.links import OpProfile
-from tui.model.roofline import Point, attainable
+from tui.model.hlo import HloInstruction
+from tui.model.roofline import Point, attainable, points
 from tui.model.timescale import format_ns
 from tui.widgets.roofline_chart import COMPUTE, CURSOR, MEMORY, ROOF, UNKNOWN, RooflineChart
 
 
-class RooflineScreen(ModalScreen[tuple[str, "str | None"] | None]):
-    """Dismissed with the chosen op's (name, program), or None."""
+NO_ROOFLINE = "No op to plot on a roofline: none has both FLOPs and bytes from XLA's cost model (load the program's HLO beside the profile)"
+
+
+def roofline_for(profile: OpProfile, selected: HloInstruction | None) -> RooflineScreen | None:
+    """The chart of the profile's ops, on the selected one where it is plotted; None if no op
+    can be (none has both FLOPs and bytes)."""
+    found = points(profile.rates, profile.byte_rates, [row.total_ns for row in profile.ops])
+    if not found:
+        return None
+    start = next((k for k, point in enumerate(found) if selected is not None and profile.instructions[point.op] is selected), 0)
+    return RooflineScreen(profile, found, start)
+
+
+class RooflineScreen(ModalScreen["int | None"]):
+    """Dismissed with the chosen op's row in the profile, or None."""
 
     DEFAULT_CSS = """
     RooflineScreen { align: center middle; }
@@ -34,11 +50,12 @@ class RooflineScreen(ModalScreen[tuple[str, "str | None"] | None]):
         Binding("escape,R,q", "dismiss", "Close"),
     ]
 
-    def __init__(self, profile: OpProfile, points: list[Point]):
+    def __init__(self, profile: OpProfile, points: list[Point], start: int = 0):
         super().__init__()
         self.profile = profile
         self.points = points
         self.chart = RooflineChart(points, profile.chip)
+        self.chart.cursor = start
         self.op = Static(self._op_text())  # the op under the cursor (made here: a key may come before compose)
         # the points left to right (ties: the bigger op first), for left/right
         self._across = sorted(range(len(points)), key=lambda k: (points[k].intensity, -points[k].share))
@@ -65,8 +82,7 @@ class RooflineScreen(ModalScreen[tuple[str, "str | None"] | None]):
         self.op.update(self._op_text())
 
     def action_choose(self) -> None:
-        row = self.profile.ops[self.points[self.cursor].op]
-        self.dismiss((row.name, row.program))
+        self.dismiss(self.points[self.cursor].op)
 
     def _head(self) -> Text:
         chip, profile = self.profile.chip, self.profile
@@ -101,6 +117,5 @@ class RooflineScreen(ModalScreen[tuple[str, "str | None"] | None]):
         if chip is not None:
             roof = attainable(chip, point.intensity)
             text.append(f"; {point.rate / roof:.1%} of the roof there ({si(roof, 'FLOP/s')}), {chip.bound(point.intensity)} bound")
-        text.append("\n[up/down] ops by time  [left/right] along the chart  [enter] its runs in the timeline  [esc] close",
-                    style="dim")
+        text.append("\n[up/down] ops by time  [left/right] along the chart  [enter] show this op  [esc] close", style="dim")
         return text

@@ -25,7 +25,6 @@ from tui.model.links import (correlated, events_of_name, group_rates, instructio
                              kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes, op_sources,
                              program_of, program_ran)
 from tui.model.kernels import KernelStats, kernel_stats
-from tui.model.roofline import points
 from tui.model.scopes import DEEPEST, name_scope, parting_depth
 from tui.model.shapes import human_bytes
 from tui.model.steps import Step, step_labels, steps as training_steps
@@ -34,7 +33,7 @@ from tui.model.trace import NameStats, Trace, TraceLanes, Track, return_freed_me
 from tui.model.utilization import DeviceBusy, DeviceTime, busy_text, device_label
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
-from tui.screens.roofline import RooflineScreen
+from tui.screens.roofline import NO_ROOFLINE, roofline_for
 from tui.widgets.timeline import TimelineView
 from tui.widgets.trace_panel import Column, TracePanel
 
@@ -559,12 +558,11 @@ class TimelineScreen(WorkspaceScreen):
             self._show_roofline(self._ops)
 
     def _show_roofline(self, profile: OpProfile) -> None:
-        found = points(profile.rates, profile.byte_rates, [row.total_ns for row in profile.ops])
-        if not found:
-            self.notify("No op to plot: none has both FLOPs and bytes from XLA's cost model (load the program's "
-                        "HLO beside the profile)", severity="warning")
+        chart = roofline_for(profile, self.workspace.instruction)
+        if chart is None:
+            self.notify(NO_ROOFLINE, severity="warning")
             return
-        self.app.push_screen(RooflineScreen(profile, found), lambda chosen: chosen and self._show_runs(*chosen))
+        self.app.push_screen(chart, lambda op: op is not None and self._show_runs(profile.ops[op].name, profile.ops[op].program))
 
     def _show_scopes(self) -> None:
         profile = self._ops
