@@ -298,3 +298,13 @@ async def test_an_async_copys_wait_on_a_tpu_is_not_taken_for_its_work(corpus):
         assert "occurrences 400" in flat
         assert "not measured: this event only waits for the async op" in flat
         assert "bound" not in flat.split("Profile", 1)[1].split("Ops made by", 1)[0]
+
+
+async def test_y_copies_the_selected_ops_hlo_to_the_clipboard():
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await details_of(pilot, "dot.35")
+        await pilot.press("y")
+        copied = app.clipboard
+        assert copied == app.workspace.instruction.text and copied.lstrip("%").startswith("dot.35 = f32[64,256]")
+        assert any(toast.message.startswith("Copied dot.35's HLO to the clipboard") for toast in app._notifications)

@@ -1529,3 +1529,19 @@ def test_timeline_roofline_chart(snap_compare, size):
 
     app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+async def test_y_copies_the_name_of_the_event_under_the_cursor():
+    """A cuBLAS kernel's name, whole (the bars and the panel cut it), to the clipboard."""
+    from tui.model.links import stream_tracks
+
+    app = XlaTuiApp(FIXTURES / "gpu_cublas" / "gpu_cublas.xplane.pb", FIXTURES / "gpu_cublas")
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        (stream,) = stream_tracks(trace)
+        names = [trace.tracks[stream].event_name(i) for i in range(trace.tracks[stream].count)]
+        longest = max(range(len(names)), key=lambda i: len(names[i]))
+        view.show_event(stream, longest)
+        await pilot.press("y")
+        assert app.clipboard == names[longest] and len(names[longest]) > 60

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.timer import Timer
@@ -23,6 +24,7 @@ class WorkspaceScreen(LineCache, Screen):
     Hidden panes don't redraw on every selection change; they catch up when shown again.
     """
 
+    BINDINGS = [Binding("y", "copy", "Copy the selection", show=False)]
     pane_title = ""
     _ahead_timer: Timer | None = None  # calls work_ahead while the pane is shown
     _idle = False  # the timer is paused because the work ahead is done (see wake)
@@ -70,6 +72,23 @@ class WorkspaceScreen(LineCache, Screen):
         if ws is None:
             return False
         return ws.trace is not None if self.shows == "trace" else ws.current is not None
+
+    def action_copy(self) -> None:
+        """`y`: the pane's selection as text, to the clipboard. Textual sends it as an OSC 52
+        escape, which reaches the terminal on the far side of an SSH session where it allows
+        that (tmux: `set-clipboard on`)."""
+        found = self.copy_text()
+        if found is None:
+            self.notify("Nothing selected to copy", severity="warning")
+            return
+        what, text = found
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied {what} to the clipboard ({len(text):,} characters)")
+
+    def copy_text(self) -> tuple[str, str] | None:
+        """(what it is, its text) of the pane's selection: by default the selected op's HLO."""
+        ins = self.workspace.instruction if self.workspace is not None else None
+        return None if ins is None else (f"{ins.name}'s HLO", ins.text)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """A profile-only input has no graph and an HLO-only one no timeline: such a pane says so,

@@ -13,6 +13,7 @@ from textual.widgets import Static
 GENERAL = [
     ("1 2 3 4", "graph, details, memory, timeline screens"),
     ("ctrl+p", "command palette: modules, computations, screens"),
+    ("y", "copy the selection (an op's HLO, an event's name) to the clipboard"),
     ("?", "this help"),
     ("q", "quit"),
 ]

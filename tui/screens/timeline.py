@@ -725,6 +725,13 @@ class TimelineScreen(WorkspaceScreen):
             return
         self._show_runs(name, program)
 
+    def copy_text(self) -> tuple[str, str] | None:
+        """The name of the event under the cursor (a GPU kernel's in full; a TPU op's is its HLO)."""
+        cursor = self.view.cursor if self.trace is not None else None
+        if cursor is None or cursor[1] is None:
+            return None
+        return "the event's name", self.trace.tracks[cursor[0]].event_name(cursor[1])
+
     def _show_runs(self, name: str, program: str | None) -> None:
         """An op's runs in its program (else the events of that name) become the matches; the
         cursor goes to the next one in time."""
