@@ -187,11 +187,7 @@ class _Host:
                 pairs.append((stack.pop(), event))
             else:
                 unmatched_ends += 1
-        unended = sum(len(stack) for stack in open_.values())
-        if unended:
-            self.warnings.append(f"{self.path.name}: {unended} B events never ended (dropped)")
-        if unmatched_ends:
-            self.warnings.append(f"{self.path.name}: {unmatched_ends} E events without a B (dropped)")
+        self._say_unpaired(open_, unmatched_ends, "B", "E")
         return pairs
 
     def _match_async(self, events: list[_Event]) -> tuple[list[tuple[_Event, _Event]], list[_Event]]:
@@ -215,12 +211,16 @@ class _Host:
                 pairs.append((stack.pop(named[-1] if named else -1), event))
             else:
                 unmatched_ends += 1
+        self._say_unpaired(open_, unmatched_ends, "async b", "async e")
+        return pairs, instants
+
+    def _say_unpaired(self, open_: dict, unmatched_ends: int, begin: str, end: str) -> None:
+        """Warn of the begins left open (each stack in `open_`) and the ends that found none."""
         unended = sum(len(stack) for stack in open_.values())
         if unended:
-            self.warnings.append(f"{self.path.name}: {unended} async b events never ended (dropped)")
+            self.warnings.append(f"{self.path.name}: {unended} {begin} events never ended (dropped)")
         if unmatched_ends:
-            self.warnings.append(f"{self.path.name}: {unmatched_ends} async e events without a b (dropped)")
-        return pairs, instants
+            self.warnings.append(f"{self.path.name}: {unmatched_ends} {end} events without a {begin.split()[-1]} (dropped)")
 
     def _process_name(self, pid) -> str:
         meta = self.process.get(pid, {})

@@ -46,7 +46,7 @@ class RooflineScreen(ModalScreen["int | None"]):
         Binding("up,k", "step(-1)", "Previous op by time"),
         Binding("right,l", "across(1)", "Next op right"),
         Binding("left,h", "across(-1)", "Next op left"),
-        Binding("enter", "choose", "Its runs in the timeline"),
+        Binding("enter", "choose", "Show this op"),
         Binding("escape,R,q", "dismiss", "Close"),
     ]
 
