@@ -1304,6 +1304,33 @@ async def test_g_on_a_tensorflow_gpu_profile_matches_the_summary(corpus):
         assert panel.title.startswith(" 1 step, median 19.87 ms (19.87 ms to 19.87 ms)")
 
 
+async def test_once_decoded_the_facts_say_how_busy_the_devices_were_and_the_steps_times(corpus):
+    """XProf's overview in brief, below the tracks while nothing is selected: each device's busy
+    share over its own span and the steps' times, as `--summary` gives them; `g` then lists the
+    steps worked out with the decoding. A CPU profile has neither line."""
+    from tui.model.summary import summarize
+    from tui.model.timescale import format_ns
+
+    app = XlaTuiApp(corpus / "traces" / "xprof_demo_tf_gpu_multiworker_2020.xplane.pb")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await open_timeline(pilot)
+        facts = dict((key, value) for key, value, _ in app.screen.panel.details)
+        trace = summarize(app.workspace)["trace"]
+        busy = ", ".join(f"{b['device'].removeprefix('/device:')} {b['share']:.1%} of {format_ns(round(b['window_us'] * 1000), 4)}"
+                         for b in trace["busy"])
+        assert facts["devices busy"] == busy + " (from each one's first event to its last)"
+        assert facts["steps"].startswith(f"{trace['steps']['count']}, mean {format_ns(trace['steps']['mean_us'] * 1000, 4)}")
+        steps = app.screen._overview
+        await pilot.press("g")
+        assert app.screen._steps[1] is steps and app.screen.panel.showing_table
+
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_timeline(pilot)
+        facts = [key for key, _, _ in app.screen.panel.details]
+        assert "events" in facts and "devices busy" not in facts and "steps" not in facts
+
+
 async def test_g_says_when_a_profile_has_no_steps():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:

@@ -102,6 +102,7 @@ class TimelineScreen(WorkspaceScreen):
         self._sources: tuple[list[NameStats], list[str]] | None = None  # the ops by source line, and each op's
         self._kernels: KernelStats | None = None  # the GPU kernel table, once worked out
         self._steps: tuple[list[NameStats], list[Step]] | None = None  # the steps table's rows, and its steps
+        self._overview: list[Step] | None = None  # the trace's steps, once decoded (the facts' overview lines)
         self._searched: str | None = None
         # No super().on_mount(): Textual calls each class's handler in the MRO itself, the base's
         # after this one (called here too, it ticked twice and heard every change twice).
@@ -118,7 +119,7 @@ class TimelineScreen(WorkspaceScreen):
             self.view.set_op_names(op_names(ws), self.view.kernel_ops)
             return
         self._link, self._ops, self._kernels, self._flows, self._busy = None, None, None, (-1, -1, []), (-1, -1, "")
-        self._scopes = self._scope_depth = self._sources = self._steps = None
+        self._scopes = self._scope_depth = self._sources = self._steps = self._overview = None
         self._pending = ws.selection
         self.view.set_trace(ws.trace, op_names(ws))
         self._show_trace_facts()
@@ -138,15 +139,18 @@ class TimelineScreen(WorkspaceScreen):
         except InputError:  # the file changed since it was loaded: its stats are not read
             kernel_ops = {}
         lanes = trace.lanes()
+        devices = DeviceTime(trace)  # for the facts below the tracks (XProf's overview), and busy shares
+        found = training_steps(trace, devices)
         return_freed_memory()  # what loading and decoding built and dropped
-        self.app.call_from_thread(self._decoded, lanes, kernel_ops)
+        self.app.call_from_thread(self._decoded, lanes, kernel_ops, devices, found)
 
     def _decoding(self, done: int, total: int) -> None:
         self.view.refresh_rows()
         self.panel.show_info(Text(f" Decoding tracks: {done} of {total}", style="italic"))
 
-    def _decoded(self, lanes: TraceLanes, kernel_ops: dict[str, str]) -> None:
+    def _decoded(self, lanes: TraceLanes, kernel_ops: dict[str, str], devices: DeviceTime, found: list[Step]) -> None:
         self.app.keep_loaded()
+        self._devices, self._overview = (self.trace, devices), found
         self.view.refresh_rows(lanes)
         self.view.set_op_names(op_names(self.workspace), kernel_ops)
         self._show_trace_facts()
@@ -378,10 +382,27 @@ class TimelineScreen(WorkspaceScreen):
             peaks = [f"{device.peak_teraflops_per_second} TFLOP/s" if device.peak_teraflops_per_second else "",
                      f"{device.peak_hbm_bw_gigabytes_per_second:.0f} GB/s" if device.peak_hbm_bw_gigabytes_per_second else ""]
             details.append(("device", f"{name} {device.device_type or ''} {' '.join(p for p in peaks if p)}".strip(), None))
+        details += self._overview_lines()
         details += [("lost data", warning, WARNING) for warning in trace.warnings]
         if not trace.warnings:
             details.append(("lost data", "none reported by the profiler", None))
         self.panel.show_details(details)
+
+    def _overview_lines(self) -> list[tuple[str, str, Style | None]]:
+        """Once every track is decoded, XProf's overview in brief: how busy each device was over
+        its profile, and the steps' times (as `--summary` gives them)."""
+        if self._devices is None or self._devices[0] is not self.trace or self._overview is None:
+            return []
+        lines = []
+        busy = self._devices[1].busy()
+        if busy:
+            lines.append(("devices busy", busy_text([(b.device, b.share, b.window_ns) for b in busy], DEVICE_COLUMNS)
+                          + " (from each one's first event to its last)", None))
+        if self._overview:
+            times = [step.duration_ns for step in self._overview]
+            lines.append(("steps", f"{len(times):,}, mean {format_ns(sum(times) / len(times), 4)} (min {format_ns(min(times), 4)}, "
+                                   f"max {format_ns(max(times), 4)}); g lists them", None))
+        return lines
 
     # -- the info line --------------------------------------------------------------------------
     def _trace_line(self) -> Text:
@@ -616,7 +637,9 @@ class TimelineScreen(WorkspaceScreen):
         device's share). Enter zooms to the step; the steps are then the matches (n/N)."""
         if self.trace is None:
             return
-        if self._steps is None:
+        if self._steps is None and self._overview is not None:  # worked out with the decoding
+            self._steps_ready(self._overview)
+        elif self._steps is None:
             self._compute_steps()
         elif self.panel.showing_table and self.panel.rows is self._steps[0]:
             self._show_trace_facts()
