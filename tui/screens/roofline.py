@@ -13,12 +13,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tui.model.explain import si
-from tui.model.links import OpProfile
 from tui.model.hlo import HloInstruction
+from tui.model.links import OpProfile
 from tui.model.roofline import Point, attainable, points
 from tui.model.timescale import format_ns
 from tui.widgets.roofline_chart import COMPUTE, CURSOR, MEMORY, ROOF, UNKNOWN, RooflineChart
-
 
 NO_ROOFLINE = "No op to plot on a roofline: none has both FLOPs and bytes from XLA's cost model (load the program's HLO beside the profile)"
 
