@@ -140,7 +140,10 @@ class TimelineScreen(WorkspaceScreen):
             kernel_ops = {}
         lanes = trace.lanes()
         devices = DeviceTime(trace)  # for the facts below the tracks (XProf's overview), and busy shares
-        found = training_steps(trace, devices)
+        try:
+            found = training_steps(trace, devices)
+        except InputError:  # the file changed since it was loaded: its steps' numbers are not read
+            found = None
         return_freed_memory()  # what loading and decoding built and dropped
         self.app.call_from_thread(self._decoded, lanes, kernel_ops, devices, found)
 
@@ -148,7 +151,7 @@ class TimelineScreen(WorkspaceScreen):
         self.view.refresh_rows()
         self.panel.show_info(Text(f" Decoding tracks: {done} of {total}", style="italic"))
 
-    def _decoded(self, lanes: TraceLanes, kernel_ops: dict[str, str], devices: DeviceTime, found: list[Step]) -> None:
+    def _decoded(self, lanes: TraceLanes, kernel_ops: dict[str, str], devices: DeviceTime, found: list[Step] | None) -> None:
         self.app.keep_loaded()
         self._devices, self._overview = (self.trace, devices), found
         self.view.refresh_rows(lanes)
