@@ -308,3 +308,11 @@ async def test_y_copies_the_selected_ops_hlo_to_the_clipboard():
         copied = app.clipboard
         assert copied == app.workspace.instruction.text and copied.lstrip("%").startswith("dot.35 = f32[64,256]")
         assert any(toast.message.startswith("Copied dot.35's HLO to the clipboard") for toast in app._notifications)
+
+
+async def test_Y_copies_the_whole_details_page():
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(120, 36)) as pilot:
+        view, text = await details_of(pilot, "dot.35")
+        await pilot.press("Y")
+        assert app.clipboard == view.plain_text() and "Result shape" in app.clipboard and "Python stack" in app.clipboard

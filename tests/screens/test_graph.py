@@ -446,3 +446,20 @@ async def test_o_shows_the_op_before_and_after_optimizations():
         before = selected(app)
         await pilot.press("o")
         assert selected(app) is before and app.workspace.current.stage == ""
+
+
+async def test_Y_copies_the_graph_as_drawn_and_the_schedule_as_hlo():
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        app.select(instruction="dot.35")
+        await pilot.pause()
+        await pilot.press("Y")
+        drawn = app.clipboard.splitlines()
+        assert drawn == [row.rstrip() for row in screen.view.graph.text_rows()]
+        assert any("dot.35" in row for row in drawn) and any("┌" in row for row in drawn) and len(drawn) > 10
+        await pilot.press("l")
+        await pilot.pause()
+        await pilot.press("Y")
+        listed = screen.listing.rows
+        assert app.clipboard.splitlines() == [ins.text for ins in listed] and len(listed) == len(app.workspace.hlo.entry.instructions)

@@ -385,3 +385,16 @@ def test_memory_snapshot_transformer_small(snap_compare):
 
 def test_memory_snapshot_sharded(snap_compare):
     assert snap_compare(XlaTuiApp(FIXTURES / "sharded"), terminal_size=(120, 36), run_before=_memory_with_a_buffer)
+
+
+async def test_Y_copies_the_buffers_at_the_cursor_as_tab_separated_columns():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_memory(pilot)
+        await pilot.press("p", "Y")
+        lines = app.clipboard.splitlines()
+        profile, rows = screen.profile, screen.table.rows.tolist()
+        assert lines[0].split("\t")[:3] == ["bytes", "buffer", "live"] and len(lines) == 1 + len(rows) > 10
+        first = lines[1].split("\t")
+        assert int(first[0]) == int(profile.padded[rows[0]]) and first[1] == profile.names[rows[0]]
+        assert sum(int(line.split("\t")[0]) for line in lines[1:]) == sum(int(profile.padded[row]) for row in rows)

@@ -23,7 +23,7 @@ from tui.app import XlaTuiApp
 KEYS = ["1", "2", "3", "4", "j", "k", "h", "l", "enter", "backspace", "up", "down", "left", "right", "w", "s", "a",
         "d", "W", "S", "A", "D", "end", "home", "p", "m", "t", "T", "c", "0", "f", "g", "e", "o", "n", "N", "r", "x",
         "escape", "tab", "slash", "minus", "plus", "pageup", "pagedown", "shift+left", "shift+right",
-        "left_square_bracket", "right_square_bracket", "question_mark", "space", "i", "b", "R", "P", "y"]
+        "left_square_bracket", "right_square_bracket", "question_mark", "space", "i", "b", "R", "P", "y", "Y"]
 SIZES = [(12, 3), (20, 6), (40, 10), (80, 20), (100, 30), (160, 45), (200, 50)]
 
 

@@ -1572,3 +1572,21 @@ async def test_y_copies_the_name_of_the_event_under_the_cursor():
         view.show_event(stream, longest)
         await pilot.press("y")
         assert app.clipboard == names[longest] and len(names[longest]) > 60
+
+
+async def test_Y_copies_the_top_ops_table_as_tab_separated_columns():
+    """The `t` table whole, names uncut and every rate column, in the order shown (after `s`)."""
+    app = XlaTuiApp(FIXTURES / "gpu_scan" / "gpu_scan.xplane.pb", FIXTURES / "gpu_scan")
+    async with app.run_test(size=(100, 30)) as pilot:
+        _, panel = await open_table(pilot, "t")
+        await pilot.press("s")  # by count
+        await pilot.press("Y")
+        lines = app.clipboard.splitlines()
+        assert lines[0] == panel.title.strip()
+        assert lines[1].split("\t") == ["name", "count", "total", "self", "mean", "min", "max", "% time", *panel.rates]
+        assert len(panel.rates) == 4 and len(lines) == 2 + len(panel.rows)
+        rows = [line.split("\t") for line in lines[2:]]
+        assert [cells[0] for cells in rows] == [panel.rows[k].name for k in panel._order]
+        assert [int(cells[1].replace(",", "")) for cells in rows] == sorted((row.count for row in panel.rows), reverse=True)
+        await pilot.press("t", "Y")  # the table closed: the trace's facts
+        assert app.clipboard.splitlines()[0].startswith("profile\t")

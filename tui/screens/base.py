@@ -24,7 +24,8 @@ class WorkspaceScreen(LineCache, Screen):
     Hidden panes don't redraw on every selection change; they catch up when shown again.
     """
 
-    BINDINGS = [Binding("y", "copy", "Copy the selection", show=False)]
+    BINDINGS = [Binding("y", "copy", "Copy the selection", show=False),
+                Binding("Y", "copy_view", "Copy the view as text", show=False)]
     pane_title = ""
     _ahead_timer: Timer | None = None  # calls work_ahead while the pane is shown
     _idle = False  # the timer is paused because the work ahead is done (see wake)
@@ -81,14 +82,29 @@ class WorkspaceScreen(LineCache, Screen):
         if found is None:
             self.notify("Nothing selected to copy", severity="warning")
             return
-        what, text = found
+        self._copy(*found)
+
+    def action_copy_view(self) -> None:
+        """`Y`: what the pane shows, whole, as plain text (a table as tab-separated columns, for a
+        spreadsheet; a drawing as its characters, for a bug report)."""
+        found = self.view_text()
+        if found is None:
+            self.notify("Nothing here to copy as text", severity="warning")
+            return
+        self._copy(*found)
+
+    def _copy(self, what: str, text: str) -> None:
         self.app.copy_to_clipboard(text)
-        self.notify(f"Copied {what} to the clipboard ({len(text):,} characters)")
+        self.notify(f"Copied {what} to the clipboard ({text.count(chr(10)) + 1:,} lines, {len(text):,} characters)")
 
     def copy_text(self) -> tuple[str, str] | None:
         """(what it is, its text) of the pane's selection: by default the selected op's HLO."""
         ins = self.workspace.instruction if self.workspace is not None else None
         return None if ins is None else (f"{ins.name}'s HLO", ins.text)
+
+    def view_text(self) -> tuple[str, str] | None:
+        """(what it is, its text) of what the pane shows; None where it has no such text."""
+        return None
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """A profile-only input has no graph and an HLO-only one no timeline: such a pane says so,

@@ -86,6 +86,9 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
         self._redraw()
         self.view.focus()
 
+    def view_text(self) -> tuple[str, str] | None:
+        return ("the details page", self.view.plain_text()) if self.instruction is not None else None
+
     def op_times_changed(self) -> None:
         """The tables of ops get a time column: the pages laid out so far are laid out again."""
         self._pages.clear()

@@ -177,6 +177,13 @@ class GraphScreen(OpTimes, WorkspaceScreen):
             self._layouts.popitem(last=False)
         return found
 
+    def view_text(self) -> tuple[str, str] | None:
+        """The graph as drawn (box-drawing characters), or the schedule's rows as HLO."""
+        if self.schedule_mode and self._listing is not None:
+            return "the schedule's HLO", "\n".join(ins.text for ins in self.listing.rows)
+        graph = self.view.graph
+        return None if graph is None else ("the graph", "\n".join(row.rstrip() for row in graph.text_rows()))
+
     def op_times_changed(self) -> None:
         self._layouts.clear()
         if self._listing is not None:

@@ -14,6 +14,7 @@ GENERAL = [
     ("1 2 3 4", "graph, details, memory, timeline screens"),
     ("ctrl+p", "command palette: modules, computations, screens"),
     ("y", "copy the selection (an op's HLO, an event's name) to the clipboard"),
+    ("Y", "copy the view as text (the graph's drawing, the details page, a table as tab-separated columns)"),
     ("?", "this help"),
     ("q", "quit"),
 ]

@@ -413,6 +413,11 @@ class MemoryScreen(WorkspaceScreen):
             self.app.show("graph", instruction=ins, program_point=self.cursor)
 
     # -- buffers --------------------------------------------------------------------------
+    def view_text(self) -> tuple[str, str] | None:
+        """The buffers live at the cursor, tab-separated."""
+        text = self.table.plain_text()
+        return ("the buffer table", text) if text else None
+
     def _buffer_highlighted(self, row: int) -> None:
         p = self.profile
         if p is None:

@@ -751,6 +751,12 @@ class TimelineScreen(WorkspaceScreen):
             return
         self._show_runs(name, program)
 
+    def view_text(self) -> tuple[str, str] | None:
+        """The panel below the tracks: its table (tab-separated), else the event's or the trace's facts."""
+        if self.trace is None:
+            return None
+        return ("the table" if self.panel.showing_table else "the panel's facts"), self.panel.plain_text()
+
     def copy_text(self) -> tuple[str, str] | None:
         """The name of the event under the cursor (a GPU kernel's in full; a TPU op's is its HLO)."""
         cursor = self.view.cursor if self.trace is not None else None

@@ -193,6 +193,21 @@ class BufferTable(DirectKeys, LineCache, Viewport, Widget, can_focus=True, inher
             line = cache[key] = self.drawn_strip(Strip.join([strip, Strip([thumb], 1)]))
         return line
 
+    def plain_text(self) -> str:
+        """The buffers listed, in the order shown, as tab-separated columns with whole values
+        (bytes exact, names uncut), for a spreadsheet or a bug report."""
+        p = self.profile
+        if p is None:
+            return ""
+        scope = "source line" if self.by_line else "name scope"
+        lines = ["\t".join(["bytes", "buffer", "live", "kind", "padding bytes", "allocation", "offset", "shape", scope])]
+        for row in self.rows.tolist():
+            lines.append("\t".join(map(str, [
+                int(p.padded[row]), p.names[row], f"{p.start[row]}-{p.end[row]}", KINDS[p.kind[row]], int(p.waste[row]),
+                int(p.allocation[row]) if p.allocation[row] >= 0 else "", int(p.offset[row]) if p.allocation[row] >= 0 else "",
+                p.values[row].shape.text, p.line_of(row) if self.by_line else p.scope_of(row)])))
+        return "\n".join(lines)
+
     def _row_strip(self, row: int, width: int) -> Strip:
         p = self.profile
         kind = KINDS[p.kind[row]]

@@ -264,16 +264,49 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
             rates.pop()
         return rates
 
+    def _column_titles(self, rates: list[str]) -> list[str]:
+        """The titles of the columns after the name (and program)."""
+        if self.columns is not None:
+            return [c.title for c in self.columns]
+        return list(_NUMBERS) + (["% time"] if self.total else []) + rates
+
+    def _cells(self, k: int, rates: list[str]) -> list[str]:
+        """The texts of the k-th row shown, after its name."""
+        at = self._order[k]
+        if self.columns is not None:
+            return [column.text(at) for column in self.columns]
+        row = self.rows[at]
+        cells = [f"{row.count:,}", format_ns(row.total_ns), format_ns(row.self_ns), format_ns(row.mean_ns),
+                 format_ns(row.min_ns), format_ns(row.max_ns)]
+        if self.total:
+            cells.append(f"{100 * row.total_ns / self.total:.1f}")
+        for column in rates:
+            rate = self.rates[column][at]
+            cells.append("" if rate is None else RATE_FORMATS[column](rate))
+        return cells
+
+    def plain_text(self) -> str:
+        """What the panel shows, whole: a table as tab-separated columns (names uncut, every rate
+        column, in the order shown) under its title; details as `key<TAB>value` lines."""
+        if self.rows is None:
+            return "\n".join(f"{key}\t{value}" for key, value, _ in self.details)
+        rates = list(self.rates)
+        several = bool(self._program_width)
+        header = ["name", *(["program"] if several else []), *self._column_titles(rates), *([self.notes_title] if self.notes else [])]
+        lines = [self.title.strip(), "\t".join(header)]
+        for k in range(len(self.rows)):
+            row = self.rows[self._order[k]]
+            lines.append("\t".join([row.name, *([row.program or ""] if several else []), *self._cells(k, rates),
+                                    *([self.notes[self._order[k]]] if self.notes else [])]))
+        return "\n".join(lines)
+
     def _table_line(self, index: int) -> Strip:
         """Line `index` of the table: its title, the column header, then one row per name."""
         width = self._width
         program_width = self._program_width
         notes_width = self._notes_width()
         rates = self._shown_rates()
-        if self.columns is not None:
-            columns = [c.title for c in self.columns]
-        else:
-            columns = list(_NUMBERS) + (["% time"] if self.total else []) + rates
+        columns = self._column_titles(rates)
         name_width = max(width - len(columns) * _NUMBER_WIDTH - program_width - notes_width - 1, 12)
         if index == 0:
             return Strip([Segment(fit(self.title, width), _BOLD)])
@@ -288,16 +321,7 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
             return Strip([Segment(fit(" nothing to list", width), _DIM)])
         k = index - 2
         row = self.rows[self._order[k]]
-        if self.columns is not None:
-            cells = [column.text(self._order[k]) for column in self.columns]
-        else:
-            cells = [f"{row.count:,}", format_ns(row.total_ns), format_ns(row.self_ns), format_ns(row.mean_ns),
-                     format_ns(row.min_ns), format_ns(row.max_ns)]
-            if self.total:
-                cells.append(f"{100 * row.total_ns / self.total:.1f}")
-            for column in rates:
-                rate = self.rates[column][self._order[k]]
-                cells.append("" if rate is None else RATE_FORMATS[column](rate))
+        cells = self._cells(k, rates)
         program = "  " + fit(row.program or "", program_width - 2) if program_width else ""
         text = " " + fit(row.name, name_width) + program + "".join(c.rjust(_NUMBER_WIDTH) for c in cells)
         if notes_width:
