@@ -1513,6 +1513,13 @@ async def test_R_plots_the_ops_under_the_chips_roofs_and_enter_finds_an_ops_runs
         await pilot.press("up", "up", "up")
         assert roof.cursor == 0
         chosen = ops[points[0].op].name
+        await pilot.press("y")
+        assert app.clipboard == chosen
+        await pilot.press("Y")  # every point's figures, tab-separated, by time
+        table = [line.split("\t") for line in app.clipboard.splitlines()]
+        assert table[0][:3] == ["op", "program", "runs"] and table[0][-2:] == ["roof_flops_per_s", "bound"]
+        assert [cells[0] for cells in table[1:]] == [ops[point.op].name for point in points]
+        assert [float(cells[5]) for cells in table[1:]] == [point.intensity for point in points]
         await pilot.press("enter")
         await settle(pilot)
         assert app.screen is not roof and isinstance(app.screen, TimelineScreen)

@@ -46,6 +46,8 @@ class RooflineScreen(ModalScreen["int | None"]):
         Binding("right,l", "across(1)", "Next op right"),
         Binding("left,h", "across(-1)", "Next op left"),
         Binding("enter", "choose", "Show this op"),
+        Binding("y", "copy", "Copy the op's name"),
+        Binding("Y", "copy_points", "Copy every op's figures, tab-separated"),
         Binding("escape,R,q", "dismiss", "Close"),
     ]
 
@@ -83,6 +85,29 @@ class RooflineScreen(ModalScreen["int | None"]):
     def action_choose(self) -> None:
         self.dismiss(self.points[self.cursor].op)
 
+    def action_copy(self) -> None:
+        name = self.profile.ops[self.points[self.cursor].op].name
+        self.app.copy_to_clipboard(name)
+        self.notify(f"Copied {name} to the clipboard")
+
+    def action_copy_points(self) -> None:
+        """Every plotted op's figures, by time, as tab-separated columns (to plot elsewhere)."""
+        self.app.copy_to_clipboard(self.points_text())
+        self.notify(f"Copied the {len(self.points):,} ops' figures to the clipboard, tab-separated")
+
+    def points_text(self) -> str:
+        chip = self.profile.chip
+        lines = ["\t".join(["op", "program", "runs", "time_ns", "share", "flops_per_byte", "flops_per_s", "bytes_per_s",
+                             *(["roof_flops_per_s", "bound"] if chip is not None else [])])]
+        for point in self.points:
+            row = self.profile.ops[point.op]
+            cells = [row.name, row.program or "", row.count, row.total_ns, point.share, point.intensity, point.rate,
+                     point.rate / point.intensity]
+            if chip is not None:
+                cells += [attainable(chip, point.intensity), chip.bound(point.intensity)]
+            lines.append("\t".join(map(str, cells)))
+        return "\n".join(lines)
+
     def _head(self) -> Text:
         chip, profile = self.profile.chip, self.profile
         text = Text()
@@ -116,5 +141,6 @@ class RooflineScreen(ModalScreen["int | None"]):
         if chip is not None:
             roof = attainable(chip, point.intensity)
             text.append(f"; {point.rate / roof:.1%} of the roof there ({si(roof, 'FLOP/s')}), {chip.bound(point.intensity)} bound")
-        text.append("\n[up/down] ops by time  [left/right] along the chart  [enter] show this op  [esc] close", style="dim")
+        text.append("\n[up/down] ops by time  [left/right] along the chart  [enter] show this op  [y/Y] copy  [esc] close",
+                    style="dim")
         return text
