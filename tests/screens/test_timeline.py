@@ -1597,3 +1597,24 @@ async def test_Y_copies_the_top_ops_table_as_tab_separated_columns():
         assert [int(cells[1].replace(",", "")) for cells in rows] == sorted((row.count for row in panel.rows), reverse=True)
         await pilot.press("t", "Y")  # the table closed: the trace's facts
         assert app.clipboard.splitlines()[0].startswith("profile\t")
+
+
+async def test_t_takes_the_op_profile_another_pane_worked_out():
+    """The graph works the op profile out first; the timeline's tables take that one, at once,
+    and a new one once another module's ops are in it (not the one they were first made from)."""
+    from tui.model.links import kept_op_profile
+
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await settle(pilot)  # the graph's op times
+        kept = kept_op_profile(app.workspace)
+        assert kept is not None
+        await open_timeline(pilot)
+        await pilot.press("t")  # no wait for a worker: the table is there in this frame
+        assert app.screen.panel.rows is kept.ops
+        app.workspace.derived.pop("op_profile")  # as if another module had been parsed since
+        await pilot.press("t")  # the open table is of a profile no longer kept: not closed, made again
+        await settle(pilot)
+        fresh = kept_op_profile(app.workspace)
+        assert fresh is not None and fresh is not kept and app.screen.panel.rows is fresh.ops

@@ -22,8 +22,8 @@ from tui.model.derived_lines import add_derived_lines
 from tui.model.errors import InputError
 from tui.model.explain import si
 from tui.model.links import (correlated, events_of_name, group_rates, instruction_for_event, instruction_or_name,
-                             kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes, op_sources,
-                             program_of, program_ran)
+                             kept_op_profile, kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes,
+                             op_sources, program_of, program_ran)
 from tui.model.kernels import KernelStats, kernel_stats
 from tui.model.scopes import DEEPEST, name_scope, parting_depth
 from tui.model.shapes import human_bytes
@@ -96,7 +96,7 @@ class TimelineScreen(WorkspaceScreen):
         self._pending: Selection | None = None  # to follow once the tracks are decoded
         self._busy: tuple[int, int, str] = (-1, -1, "")  # an event, and how busy the devices were while it ran
         self._devices: tuple[Trace, DeviceTime] | None = None  # the devices' work, merged (see _device_time)
-        self._ops: OpProfile | None = None  # the top-ops tables, once worked out
+        self._ops: OpProfile | None = None  # the op profile the top-ops tables were made from (links.op_profile)
         self._scopes: tuple[list[NameStats], list[str]] | None = None  # the ops by name scope, and each op's
         self._scope_depth: int | None = None  # of that table: where the ops' scopes part, until -/+
         self._sources: tuple[list[NameStats], list[str]] | None = None  # the ops by source line, and each op's
@@ -518,10 +518,10 @@ class TimelineScreen(WorkspaceScreen):
         (arrows, Enter, `s` sorts) until it closes or Esc."""
         if self.trace is None:
             return
-        profile = self._ops
+        profile = kept_op_profile(self.workspace)  # whichever pane worked it out, for the modules parsed so far
         if profile is None:
             self._compute_top_ops(table)
-        elif self.panel.showing_table and self.panel.rows is self._table_rows(table):
+        elif profile is self._ops and self.panel.showing_table and self.panel.rows is self._table_rows(table):
             self._show_trace_facts()
             self.view.focus()
         else:
@@ -545,7 +545,8 @@ class TimelineScreen(WorkspaceScreen):
         self.app.call_from_thread(self._ops_ready, profile, table)
 
     def _ops_ready(self, profile: OpProfile, table: str) -> None:
-        self._ops = profile
+        if profile is not self._ops:  # a first profile, or one with another module's ops since
+            self._ops, self._scopes, self._sources = profile, None, None
         if table == "roofline":
             self._show_roofline(profile)
             return
@@ -576,10 +577,11 @@ class TimelineScreen(WorkspaceScreen):
         there closes it on the op's runs, as Enter on the `t` table does."""
         if self.trace is None:
             return
-        if self._ops is None:
+        profile = kept_op_profile(self.workspace)
+        if profile is None:
             self._compute_top_ops("roofline")
         else:
-            self._show_roofline(self._ops)
+            self._ops_ready(profile, "roofline")
 
     def _show_roofline(self, profile: OpProfile) -> None:
         chart = roofline_for(profile, self.workspace.instruction)
