@@ -127,7 +127,7 @@ def test_bad_program_bytes_are_one_clear_error():
         cut.load()
     assert embedded_programs(raw[: first.start + 20])[1].startswith("the programs it holds could not be read")
     assert embedded_programs(b"") == ([], None)  # no planes at all
-    assert embedded_programs(bytes(16))[1] == "the programs it holds could not be read (field number 0)"
+    assert embedded_programs(bytes(16))[1] == "the programs it holds could not be read (field number 0 at byte 0)"
 
 
 def test_a_tpu_programs_device_memory_is_what_its_allocator_reserved(corpus):

@@ -706,6 +706,45 @@ def test_json_errors_say_where(tmp_path, runs):
     one_line_error(tmp_path / "bad.json.gz", rf"not JSON at line {middle + 1}, column 2 of the decompressed JSON: .*malformed")
 
 
+def test_a_file_of_another_kind_is_told_from_its_first_bytes(tmp_path, monkeypatch):
+    """A big file that is not a profile is refused on its first bytes, where it goes wrong:
+    the readers are made to fail if they get as far as reading a whole file."""
+    import tui.model.trace_chrome as chrome
+    import tui.model.trace_xplane as xplane
+
+    def read_whole(*args):
+        raise AssertionError("read the whole file")
+
+    monkeypatch.setattr(xplane, "_Host", read_whole)
+    monkeypatch.setattr(chrome, "_Host", read_whole)
+    for name in ("zeros.json", "zeros.xplane.pb"):
+        with open(tmp_path / name, "wb") as f:
+            f.truncate(64 << 20)  # 64 MiB of zeros (sparse)
+    one_line_error(tmp_path / "zeros.json", r"not JSON at line 1, column 1: a Chrome trace starts with '\{' or '\[', not b'\\x00'")
+    one_line_error(tmp_path / "zeros.xplane.pb", "not an XSpace profile: field number 0 at byte 0")
+    (tmp_path / "log.json.gz").write_bytes(gzip.compress(b"\n\n  Traceback (most recent call last):\n" * 1000))
+    one_line_error(tmp_path / "log.json.gz", "not JSON at line 3, column 3 of the decompressed JSON: .* not b'T'")
+    (tmp_path / "plain.json.gz").write_bytes(b"# not compressed, not JSON")
+    error = one_line_error(tmp_path / "plain.json.gz", "not JSON at line 1, column 1: ")
+    assert "decompressed" not in str(error)
+    (tmp_path / "bad.xplane.pb").write_bytes(b"\x0a\x02ab\x12\x09short")  # a plane, then a cut-off string
+    one_line_error(tmp_path / "bad.xplane.pb", "not an XSpace profile: truncated field at byte 4")
+
+
+def test_a_profile_too_big_for_free_memory_is_refused(monkeypatch, runs, xplane_path):
+    """What loading needs is worked out from the file's size before it is read: with less
+    memory free than that, one line says so; with enough, the same file loads."""
+    import tui.model.memory_room as room
+
+    gz = runs[-1] / "perfetto_trace.json.gz"
+    for path, need in ((xplane_path, xplane_path.stat().st_size * room.XPLANE_FACTOR),
+                       (gz, gz.stat().st_size * room.GZIP_RATIO * room.JSON_FACTOR)):
+        monkeypatch.setattr(room, "available_memory", lambda: need - 1)
+        one_line_error(path, r"too big to open here: it needs about [\d.]+ [KMG]iB of memory and [\d.]+ [KMG]iB is free")
+        monkeypatch.setattr(room, "available_memory", lambda: need)
+        assert load_trace(path).event_count > 0
+
+
 def test_a_bare_event_list_may_leave_out_its_closing_bracket(tmp_path, runs, jtrace):
     """The trace event format's array form: `[` event, event, ... with the `]` optional (what
     a process that died while tracing leaves). The real profile's events, written so, load

@@ -38,23 +38,27 @@ def field_spans(data, start: int = 0, end: int | None = None) -> Iterator[tuple[
     """(field number, value) for each field of the message in data[start:end], as they are
     read: a length-delimited field's value as its (start, end) in `data`, so a nested message
     is read the same way and a large one is not copied; a number otherwise. ValueError where
-    the message is not well formed."""
+    the message is not well formed, saying at which byte (the start of the field)."""
     pos, end = start, len(data) if end is None else end
     while pos < end:
-        key, pos = varint(data, pos)
-        number, wire = key >> 3, key & 7
-        if number == 0:
-            raise ValueError("field number 0")
-        if wire == _VARINT:
-            value, pos = varint(data, pos)
-        elif wire in (_I64, _I32):
-            size = 8 if wire == _I64 else 4
-            value, pos = int.from_bytes(data[pos : pos + size], "little"), pos + size
-        elif wire == _LEN:
-            size, pos = varint(data, pos)
-            value, pos = (pos, pos + size), pos + size
-        else:
-            raise ValueError(f"wire type {wire}")
-        if pos > end:
-            raise ValueError("truncated field")
+        at = pos
+        try:
+            key, pos = varint(data, pos)
+            number, wire = key >> 3, key & 7
+            if number == 0:
+                raise ValueError("field number 0")
+            if wire == _VARINT:
+                value, pos = varint(data, pos)
+            elif wire in (_I64, _I32):
+                size = 8 if wire == _I64 else 4
+                value, pos = int.from_bytes(data[pos : pos + size], "little"), pos + size
+            elif wire == _LEN:
+                size, pos = varint(data, pos)
+                value, pos = (pos, pos + size), pos + size
+            else:
+                raise ValueError(f"wire type {wire}")
+            if pos > end:
+                raise ValueError("truncated field")
+        except ValueError as error:
+            raise ValueError(f"{error} at byte {at}") from None
         yield number, value

@@ -29,6 +29,7 @@ import msgspec
 import numpy as np
 
 from tui.model.errors import InputError
+from tui.model.memory_room import check_room
 from tui.model.trace import CounterTrack, NameTable, Trace, Track
 from tui.model.trace_flows import FlowPoint
 
@@ -81,7 +82,8 @@ def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS) 
         raw = path.read_bytes()
     except OSError as error:
         raise InputError(path, f"cannot read: {error.strerror or error}") from None
-    if raw[:2] == b"\x1f\x8b":
+    compressed = raw[:2] == _GZIP
+    if compressed:
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as error:
@@ -94,8 +96,33 @@ def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS) 
             if decoder is decoders[-1]:
                 raise InputError(path, f"JSON but not a Chrome trace: {error}") from None
         except msgspec.DecodeError as error:
-            raise InputError(path, _where(raw, str(error), compressed=path.suffix == ".gz")) from None
+            raise InputError(path, _where(raw, str(error), compressed)) from None
     return doc if isinstance(doc, list) else doc.traceEvents
+
+
+_GZIP = b"\x1f\x8b"
+_HEAD = 1 << 16
+
+
+def _check_start(path: Path) -> None:
+    """InputError unless the file starts as a Chrome trace does (decompressed, for a gzip): `{`
+    or `[` after any blanks. A file of another kind is told at once, not after it is read whole."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_HEAD)
+    except OSError as error:
+        raise InputError(path, f"cannot read: {error.strerror or error}") from None
+    compressed = head[:2] == _GZIP
+    if compressed:
+        try:
+            head = zlib.decompressobj(wbits=31).decompress(head, _HEAD)
+        except zlib.error as error:
+            raise InputError(path, f"truncated or corrupt gzip ({error})") from None
+    body = head.lstrip(b" \t\r\n")
+    if body and body[:1] not in b"{[":
+        at = len(head) - len(body)
+        raise InputError(path, _where(head, f"a Chrome trace starts with '{{' or '[', not {body[:1]!r} (byte {at})",
+                                      compressed))
 
 
 def _decoded(decoder: msgspec.json.Decoder, raw: bytes):
@@ -458,6 +485,9 @@ def _cut_steps(tracks: list[Track], span: tuple[int, int]) -> list[str]:
 
 def read_chrome(files: list[Path]) -> Trace:
     """One Chrome trace, or several hosts' traces of one run (each on its own clock)."""
+    for path in files:
+        _check_start(path)
+    check_room(files, json=True)
     table, lock = NameTable(), threading.RLock()
     tracks, counters, warnings, args_sizes, flows = [], [], [], [], []
     for path in files:

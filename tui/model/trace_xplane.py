@@ -11,6 +11,7 @@ fields are walked for those strings; the planes themselves are skipped by length
 
 from __future__ import annotations
 
+import mmap
 import re
 import threading
 import time
@@ -24,8 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from tui.model.errors import InputError
+from tui.model.memory_room import check_room
 from tui.model.profile_programs import embedded_programs
-from tui.model.protowire import top_level_fields
+from tui.model.protowire import field_spans, top_level_fields
 from tui.model.trace import CounterTrack, Device, NameTable, Trace, Track, op_display_name, return_freed_memory
 
 _FIELDS = attrgetter("name", "start_ns", "duration_ns")
@@ -127,6 +129,23 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return stat.st_size, stat.st_mtime_ns
+
+
+def _check_framing(path: Path) -> None:
+    """InputError unless the file's top level reads as a protobuf message: a file of another
+    kind, or cut off, is told at once, with the byte where it goes wrong, before a file of
+    gigabytes is read in whole. (The walk skips each plane by its length.)"""
+    try:
+        with open(path, "rb") as f:
+            if not f.seek(0, 2):
+                return  # an XSpace with nothing in it: it has no events, which the load says
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as raw:
+                for _ in field_spans(raw):
+                    pass
+    except OSError as error:
+        raise InputError(path, f"cannot read: {error.strerror or error}") from None
+    except ValueError as error:
+        raise InputError(path, f"not an XSpace profile: {error} (cut off, or not a protobuf message)") from None
 
 
 class _Host:
@@ -295,6 +314,9 @@ def _cut_steps(track: Track, window: tuple[int, int]) -> list[str]:
 
 def read_xplanes(files: list[Path]) -> Trace:
     """One or several hosts' xplane.pb files of one run, on one time axis."""
+    for path in files:
+        _check_framing(path)
+    check_room(files, json=False)
     hosts = [_Host(path) for path in files]
     table, lock, memory = NameTable(), threading.RLock(), _MemoryCounters()
     warnings = [note for host in hosts for note in host.notes]

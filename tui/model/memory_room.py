@@ -1,0 +1,56 @@
+"""Whether a profile can be opened in the memory this machine has free, asked before reading it.
+
+A profile too big for memory does not fail cleanly: the kernel kills the process, or the
+machine swaps for minutes, and the user learns nothing. What loading takes is close to
+proportional to the file (measured on the 590k-event bench profile: an xplane.pb needs about
+10x its size, ProfileData's copy of the XSpace most of it; a Chrome trace about 3.3x its JSON,
+decompressed). The factors here are a little lower, so only a profile that would almost surely
+not fit is refused, with one line saying how much it needs and how much is free.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui.model.errors import InputError
+from tui.model.shapes import human_bytes
+
+XPLANE_FACTOR = 8  # bytes of memory per byte of xplane.pb
+JSON_FACTOR = 3  # bytes of memory per byte of (decompressed) JSON
+GZIP_RATIO = 10  # bytes of JSON per byte of gzip, at least (20 on the bench's perfetto trace)
+
+
+def available_memory() -> int | None:
+    """Bytes the kernel says can be had without swapping (Linux's MemAvailable); None elsewhere."""
+    try:
+        with open("/proc/meminfo", "rb") as f:
+            for line in f:
+                if line.startswith(b"MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def json_bytes(path: Path) -> int:
+    """The size of a Chrome trace's JSON, at least. (A gzip's trailer states it, modulo 4 GiB,
+    but a cut-off file's last bytes are no trailer, and it should be called cut off, not big.)"""
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        compressed = f.read(2) == b"\x1f\x8b"
+    return size * GZIP_RATIO if compressed else size
+
+
+def check_room(files: list[Path], json: bool) -> None:
+    """InputError if opening these files of one profile needs more memory than is free."""
+    free = available_memory()
+    if free is None:
+        return
+    try:
+        need = sum(json_bytes(f) * JSON_FACTOR if json else f.stat().st_size * XPLANE_FACTOR for f in files)
+    except OSError:
+        return  # reading the file says what is wrong with it
+    if need > free:
+        what = files[0] if len(files) == 1 else files[0].parent
+        raise InputError(what, f"too big to open here: it needs about {human_bytes(need)} of memory "
+                               f"and {human_bytes(free)} is free")
