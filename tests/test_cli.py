@@ -213,6 +213,23 @@ def test_bad_inputs_get_one_clear_line(tmp_path):
     _one_line_error(run("--profile-seconds", "soon", str(FIXTURES / "mlp.hlo")), "--profile-seconds", "'soon'")
 
 
+def test_a_big_file_of_the_wrong_kind_is_told_at_once(tmp_path):
+    """Files named as protos that are not: the byte where the message goes wrong, or protobuf's
+    size limit, said before the file is read (3 GiB and 1 GiB sparse files of zeros)."""
+    over = tmp_path / "model.pb"
+    with open(over, "wb") as f:
+        f.truncate(3 << 30)
+    _one_line_error(run("--summary", str(over)), "model.pb", "too large for a protobuf message (3.0 GiB")
+    zeros = tmp_path / "module.hlo.pb"
+    with open(zeros, "wb") as f:
+        f.truncate(1 << 30)
+    _one_line_error(run("--summary", str(zeros)), "module.hlo.pb", "field number 0 at byte 0")
+    cut = tmp_path / "cut.hlo.pb"
+    whole = next((FIXTURES / "sharded").glob("*.hlo.pb")).read_bytes()
+    cut.write_bytes(whole[: len(whole) // 2])
+    _one_line_error(run("--summary", str(cut)), "cut.hlo.pb", "truncated field at byte 0")
+
+
 def test_options_may_follow_a_target_that_is_not_a_script():
     """`xla-tui dump/ --summary --json`: only a script's TARGET takes the arguments after it."""
     before = run("--summary", "--json", str(FIXTURES / "mlp.hlo"))

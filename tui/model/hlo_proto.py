@@ -7,10 +7,13 @@ assignment); `jax` APIs write the `HloModuleProto` itself. jaxlib reads only the
 
 from __future__ import annotations
 
+import mmap
 import os
 
 from tui.model.errors import InputError
-from tui.model.protowire import top_level_fields
+from tui.model.protowire import field_spans, top_level_fields
+
+PROTOBUF_LIMIT = 2 << 30  # protobuf parses no message over 2 GiB
 
 
 def _field_one(data: bytes) -> bytes | None:
@@ -24,12 +27,29 @@ def _field_one(data: bytes) -> bytes | None:
     return None
 
 
+def _check_framing(path, f) -> None:
+    """InputError for a file too big for protobuf, or whose top level is not a message (a file
+    of another kind is told from where it goes wrong, before gigabytes of it are read)."""
+    size = os.fstat(f.fileno()).st_size
+    if size > PROTOBUF_LIMIT:
+        raise InputError(path, f"too large for a protobuf message ({size / 2**30:.1f} GiB; the limit is 2 GiB)")
+    if size:
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as raw:
+            try:
+                for _ in field_spans(raw):
+                    pass
+            except ValueError as error:
+                raise InputError(path, f"not a serialized HloProto or HloModuleProto: {error} (truncated, or "
+                                       "another kind of file)") from None
+
+
 def hlo_text_from_proto(path: str | os.PathLike, span: tuple[int, int] | None = None) -> str:
     """The HLO text of the proto in a file, or in `span` (start, end) of it: a program a
     profile holds (tui/model/profile_programs.py)."""
     try:
         with open(path, "rb") as f:
             if span is None:
+                _check_framing(path, f)
                 data = f.read()
             else:
                 f.seek(span[0])
