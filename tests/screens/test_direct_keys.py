@@ -74,3 +74,41 @@ async def test_with_a_keymap_the_widget_asks_the_app_for_the_whole_walk(monkeypa
     without, _ = await session(monkeypatch)
     assert with_keymap == without
     assert bubbled == 0
+
+
+async def test_a_key_after_a_pause_is_drawn_in_one_frame():
+    """After a pause the screen's frame timer is due at once. A widget tells the screen of its
+    repaint when its queue runs dry, so while another widget the key changed had a message
+    queued, the first frame showed part of the key and the next frame the rest (each a whole
+    pass of the compositor). End on the memory screen changes the buffer table, the chart's
+    cursor and the scope list: one frame."""
+    import asyncio
+
+    from textual import events
+
+    from tui.screens.memory import MemoryScreen
+
+    app = XlaTuiApp(FIXTURES / "transformer")
+    frames: list[set[str]] = []
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("3")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MemoryScreen)
+        drawn = screen._compositor_refresh
+
+        def counting() -> None:
+            frames.append({type(w).__name__ for w in screen._dirty_widgets})
+            drawn()
+
+        screen._compositor_refresh = counting
+        for key in ("end", "home", "end"):
+            frames.clear()
+            await asyncio.sleep(0.1)  # several frame periods: the timer's next tick is overdue
+            app._driver.send_message(events.Key(key, None))  # as a terminal's key arrives
+            await pilot._wait_for_screen()  # a message to every widget: each has one queued behind the key
+            await pilot.pause()
+            assert frames == [{"BufferTable", "MemoryChart", "ScopeList"}], (key, frames)

@@ -56,6 +56,7 @@ class BufferTable(DirectKeys, LineCache, Viewport, Widget, can_focus=True, inher
         # Told the buffer (a value row of the profile) the cursor is on: called, not a message, so
         # what the screen shows for it is in the same frame as the cursor (a message comes a frame later).
         self.highlighted: Callable[[int], None] = lambda row: None
+        self._drawing: tuple[range, Style] | None = None
 
     # -- data -----------------------------------------------------------------------------
     def set_profile(self, profile: MemoryProfile | None) -> None:
@@ -162,6 +163,10 @@ class BufferTable(DirectKeys, LineCache, Viewport, Widget, can_focus=True, inher
     on_blur = on_focus
 
     # -- drawing --------------------------------------------------------------------------
+    def refresh(self, *regions, **kwargs):
+        self._drawing = None  # what every line drawn next shares (the thumb, the cursor's mark)
+        return super().refresh(*regions, **kwargs)
+
     def render_line(self, y: int) -> Strip:
         """Lines are kept as drawn (row, cursor mark and scroll thumb), so a row shown again, as
         after a jump back, is neither built nor encoded again."""
@@ -180,17 +185,20 @@ class BufferTable(DirectKeys, LineCache, Viewport, Widget, can_focus=True, inher
         index = y - 1 + self.top
         if self.profile is None or index >= len(self.rows):
             return Strip.blank(width, self.base_style)
+        drawing = self._drawing
+        if drawing is None:
+            drawing = self._drawing = (self.thumb_rows(), _CURSOR if self.has_focus else _CURSOR_BLURRED)
+        thumb, focused_mark = drawing
         row = int(self.rows[index])
-        mark = None if index != self.cursor else _CURSOR if self.has_focus else _CURSOR_BLURRED
-        on_thumb = y - 1 in self.thumb_rows()
+        mark = None if index != self.cursor else focused_mark
+        on_thumb = y - 1 in thumb
         key = (row, width, mark, on_thumb)
         line = cache.get(key)
         if line is None:
             strip = self._row_strip(row, width - 1)  # then the thumb's column
             if mark is not None:
                 strip = strip.apply_style(mark)
-            thumb = thumb_cell(on_thumb, self.base_style)
-            line = cache[key] = self.drawn_strip(Strip.join([strip, Strip([thumb], 1)]))
+            line = cache[key] = self.drawn_strip(Strip.join([strip, Strip([thumb_cell(on_thumb, self.base_style)], 1)]))
         return line
 
     def plain_text(self) -> str:

@@ -9,6 +9,13 @@ no keymap set, which would rename keys, it is the widget's own map), or asks the
 rest of the walk (`App._check_bindings`, the walk the app would make, modal screens included),
 and stops the key when a binding took it; a key no binding takes bubbles on as before. (A
 `key_…` method then runs only for keys no binding takes; these widgets have none.)
+
+Each widget a key repainted tells the screen so when its own queue next runs dry, and the
+screen's first such message starts its frame timer. Back to back, the timer's next tick is a
+few milliseconds off; after a pause it is due at once, and while another widget the key
+changed still had a message queued (a timer's, a worker's), one frame showed part of the key
+and the next frame the rest, each a whole pass of the compositor. So once the binding ran,
+every repainted widget tells the screen at once.
 """
 
 from __future__ import annotations
@@ -32,3 +39,6 @@ class DirectKeys:
                 return
         event.stop()
         event.prevent_default()  # Widget's own `_on_key` (the `key_…` methods) is not needed
+        for widget in self.screen.walk_children():  # what the key repainted, told to the screen now
+            if widget._repaint_required:
+                widget._check_refresh()
