@@ -873,3 +873,19 @@ def test_the_summary_names_the_slowest_steps(xplane_path, xtrace):
     slowest = sorted(((start, end, n) for n, (start, end, _) in enumerate(xtrace.steps)), key=lambda step: step[0] - step[1])
     expected = "; ".join(f"train {n} at {format_ns(start - origin, 4)} took {format_ns(end - start, 4)}" for start, end, n in slowest)
     assert f"  slowest steps: {expected}\n" in format_summary(summary)
+
+
+def test_free_memory_is_the_kernels_or_a_containers_if_less(tmp_path):
+    from tui.model.memory_room import available_memory
+
+    meminfo, cgroup = tmp_path / "meminfo", tmp_path / "cgroup"
+    meminfo.write_text("MemTotal:       32000000 kB\nMemFree:         1000000 kB\nMemAvailable:   20000000 kB\n")
+    assert available_memory(str(meminfo), str(cgroup)) == 20000000 * 1024  # no cgroup files
+    cgroup.mkdir()
+    (cgroup / "memory.max").write_text("max\n")
+    assert available_memory(str(meminfo), str(cgroup)) == 20000000 * 1024  # no limit
+    (cgroup / "memory.max").write_text(f"{8 << 30}\n")
+    (cgroup / "memory.current").write_text(f"{3 << 30}\n")
+    assert available_memory(str(meminfo), str(cgroup)) == 5 << 30  # the container's limit leaves less
+    assert available_memory(str(tmp_path / "none"), str(cgroup)) == 5 << 30
+    assert available_memory(str(tmp_path / "none"), str(tmp_path / "none")) is None

@@ -20,16 +20,27 @@ JSON_FACTOR = 3  # bytes of memory per byte of (decompressed) JSON
 GZIP_RATIO = 10  # bytes of JSON per byte of gzip, at least (20 on the bench's perfetto trace)
 
 
-def available_memory() -> int | None:
-    """Bytes the kernel says can be had without swapping (Linux's MemAvailable); None elsewhere."""
+def available_memory(meminfo: str = "/proc/meminfo", cgroup: str = "/sys/fs/cgroup") -> int | None:
+    """Bytes that can be had without swapping: Linux's MemAvailable, or less where a container's
+    memory limit (cgroup v2) leaves less; None where neither can be read (not Linux)."""
+    free = None
     try:
-        with open("/proc/meminfo", "rb") as f:
+        with open(meminfo, "rb") as f:
             for line in f:
                 if line.startswith(b"MemAvailable:"):
-                    return int(line.split()[1]) * 1024
+                    free = int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
-    return None
+    try:
+        with open(f"{cgroup}/memory.max", "rb") as f:
+            limit = f.read().strip()
+        if limit != b"max":
+            with open(f"{cgroup}/memory.current", "rb") as f:
+                left = max(0, int(limit) - int(f.read()))
+            free = left if free is None else min(free, left)
+    except (OSError, ValueError):
+        pass
+    return free
 
 
 def json_bytes(path: Path) -> int:
