@@ -198,7 +198,7 @@ class BufferTable(DirectKeys, LineCache, Viewport, Widget, can_focus=True, inher
             strip = self._row_strip(row, width - 1)  # then the thumb's column
             if mark is not None:
                 strip = strip.apply_style(mark)
-            line = cache[key] = self.drawn_strip(Strip.join([strip, Strip([thumb_cell(on_thumb, self.base_style)], 1)]))
+            line = cache[key] = self.drawn_strip(Strip([*strip, thumb_cell(on_thumb, self.base_style)], width))
         return line
 
     def plain_text(self) -> str:

@@ -347,8 +347,10 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         line = self._lines.get((index, on_thumb))
         if line is None:
             strip = self._table_line(index) if self.rows is not None else self._detail_lines()[index]
-            line = self._lines[index, on_thumb] = Strip.join([strip.adjust_cell_length(self._width, _PLAIN),
-                                                              Strip([thumb_cell(on_thumb, _PLAIN)], 1)])
+            width = self._width
+            if strip.cell_length != width:
+                strip = strip.adjust_cell_length(width, _PLAIN)
+            line = self._lines[index, on_thumb] = Strip([*strip, thumb_cell(on_thumb, _PLAIN)], width + 1)
         return line
 
 
