@@ -84,20 +84,13 @@ async def test_a_key_after_a_pause_is_drawn_in_one_frame():
     cursor and the scope list: one frame."""
     import asyncio
 
+    from test_memory import open_memory
     from textual import events
-
-    from tui.screens.memory import MemoryScreen
 
     app = XlaTuiApp(FIXTURES / "transformer")
     frames: list[set[str]] = []
     async with app.run_test(size=(160, 45)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        await pilot.press("3")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, MemoryScreen)
+        screen = await open_memory(pilot)
         drawn = screen._compositor_refresh
 
         def counting() -> None:
