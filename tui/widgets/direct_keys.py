@@ -39,6 +39,7 @@ class DirectKeys:
                 return
         event.stop()
         event.prevent_default()  # Widget's own `_on_key` (the `key_…` methods) is not needed
-        for widget in self.screen.walk_children():  # what the key repainted, told to the screen now
-            if widget._repaint_required:
-                widget._check_refresh()
+        if self.is_attached:  # (a key may have taken the widget off its screen)
+            for widget in self.screen.walk_children():  # what the key repainted, told to the screen now
+                if widget._repaint_required:
+                    widget._check_refresh()
