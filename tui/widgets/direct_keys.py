@@ -4,11 +4,12 @@ Textual hands a key to the focused widget, which passes it to its parent, and so
 app, which only then walks the bindings (widget first, then its screen, then the app, each map
 copied for the walk) and runs the action. Each hop is a message through a queue, and on the
 timeline's cursor keys the hops and copies cost about 0.25 ms of a 3 ms key-to-frame time. A
-widget with this mixin runs its own binding for the key at once (the walk's first stop; with
-no keymap set, which would rename keys, it is the widget's own map), or asks the app for the
-rest of the walk (`App._check_bindings`, the walk the app would make, modal screens included),
-and stops the key when a binding took it; a key no binding takes bubbles on as before. (A
-`key_…` method then runs only for keys no binding takes; these widgets have none.)
+widget with this mixin makes that walk itself when the key arrives: up from itself to the app,
+stopping after a modal screen, a node's bindings left out where a node below it takes the key
+as typing (`check_consume_key`), as Textual's walk does, without copying each map. With a
+keymap set (it renames keys), it asks the app for the walk (`App._check_bindings`). It stops
+the key when a binding took it; a key no binding takes bubbles on as before. (A `key_…`
+method then runs only for keys no binding takes; these widgets have none.)
 
 Each widget a key repainted tells the screen so when its own queue next runs dry, and the
 screen's first such message starts its frame timer. Back to back, the timer's next tick is a
@@ -21,6 +22,7 @@ every repainted widget tells the screen at once.
 from __future__ import annotations
 
 from textual import events
+from textual.keys import key_to_character
 
 
 class DirectKeys:
@@ -29,17 +31,28 @@ class DirectKeys:
     async def _on_key(self, event: events.Key) -> None:
         if self.loading:
             return
-        app = self.app
-        own = () if app._keymap else self._bindings.key_to_bindings.get(event.key, ())
-        for binding in own:
-            if not binding.priority and await app.run_action(binding.action, self):
-                break
-        else:
-            if not await app._check_bindings(event.key):
-                return
+        if not await self._run_binding(event.key):
+            return
         event.stop()
         event.prevent_default()  # Widget's own `_on_key` (the `key_…` methods) is not needed
         if self.is_attached:  # (a key may have taken the widget off its screen)
             for widget in self.screen.walk_children():  # what the key repainted, told to the screen now
                 if widget._repaint_required:
                     widget._check_refresh()
+
+    async def _run_binding(self, key: str) -> bool:
+        """Run the first binding of `key` that acts, walking up from here; True if one did."""
+        app = self.app
+        if app._keymap:
+            return await app._check_bindings(key)
+        character = key_to_character(key)
+        below = []
+        for node in self.ancestors_with_self:
+            if not any(lower.check_consume_key(key, character) for lower in below):
+                for binding in node._bindings.key_to_bindings.get(key, ()):
+                    if not binding.priority and await app.run_action(binding.action, node):
+                        return True
+            if node.is_modal:
+                break
+            below.append(node)
+        return False
