@@ -885,7 +885,8 @@ def test_free_memory_is_the_kernels_or_a_containers_if_less(tmp_path):
     (cgroup / "memory.max").write_text("max\n")
     assert available_memory(str(meminfo), str(cgroup)) == 20000000 * 1024  # no limit
     (cgroup / "memory.max").write_text(f"{8 << 30}\n")
-    (cgroup / "memory.current").write_text(f"{3 << 30}\n")
-    assert available_memory(str(meminfo), str(cgroup)) == 5 << 30  # the container's limit leaves less
+    (cgroup / "memory.current").write_text(f"{5 << 30}\n")
+    (cgroup / "memory.stat").write_text(f"anon {3 << 30}\nfile {2 << 30}\nkernel 0\n")
+    assert available_memory(str(meminfo), str(cgroup)) == 5 << 30  # the limit less what is in use but cache
     assert available_memory(str(tmp_path / "none"), str(cgroup)) == 5 << 30
     assert available_memory(str(tmp_path / "none"), str(tmp_path / "none")) is None

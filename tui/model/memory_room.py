@@ -22,7 +22,8 @@ GZIP_RATIO = 10  # bytes of JSON per byte of gzip, at least (20 on the bench's p
 
 def available_memory(meminfo: str = "/proc/meminfo", cgroup: str = "/sys/fs/cgroup") -> int | None:
     """Bytes that can be had without swapping: Linux's MemAvailable, or less where a container's
-    memory limit (cgroup v2) leaves less; None where neither can be read (not Linux)."""
+    memory limit (cgroup v2) leaves less, its page cache counted as free (the kernel gives it
+    back first); None where neither can be read (not Linux)."""
     free = None
     try:
         with open(meminfo, "rb") as f:
@@ -36,9 +37,12 @@ def available_memory(meminfo: str = "/proc/meminfo", cgroup: str = "/sys/fs/cgro
             limit = f.read().strip()
         if limit != b"max":
             with open(f"{cgroup}/memory.current", "rb") as f:
-                left = max(0, int(limit) - int(f.read()))
+                used = int(f.read())
+            with open(f"{cgroup}/memory.stat", "rb") as f:  # the page cache it counts can be given back
+                cache = next((int(line.split()[1]) for line in f if line.startswith(b"file ")), 0)
+            left = max(0, int(limit) - (used - cache))
             free = left if free is None else min(free, left)
-    except (OSError, ValueError):
+    except (OSError, ValueError, IndexError):
         pass
     return free
 
