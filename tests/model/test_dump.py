@@ -251,3 +251,25 @@ def test_proto_only_folder_picks_the_largest_proto(tmp_path):
     assert folder.main.label == "module_0002.jit_b"
     assert folder.main.hlo_path.name == "module_0002.jit_b.cpu_after_optimizations.hlo.pb"
     assert all(m.after_text is None and m.before_pb is not None for m in folder.modules)
+
+
+def test_an_hlo_text_too_big_for_free_memory_is_refused_after_a_binary_one(monkeypatch, tmp_path):
+    """An HLO text needs about 4x its size to read and parse: with less free, one line says so,
+    with that much it parses; a binary file is still called binary (from its first bytes)."""
+    import tui.model.memory_room as room
+    from conftest import FIXTURES
+
+    from tui.model.errors import InputError
+    from tui.model.workspace import read_hlo
+
+    path = FIXTURES / "mlp.hlo"
+    need = path.stat().st_size * room.HLO_TEXT_FACTOR
+    monkeypatch.setattr(room, "available_memory", lambda: need - 1)
+    with pytest.raises(InputError, match=r"mlp.hlo: too big to open here: it needs about [\d.]+ KiB of memory"):
+        read_hlo(path)
+    binary = tmp_path / "weights.hlo"
+    binary.write_bytes(bytes(range(256)) * 1024)  # needs more than is free: told binary first
+    with pytest.raises(InputError, match="binary data"):
+        read_hlo(binary)
+    monkeypatch.setattr(room, "available_memory", lambda: need)
+    assert read_hlo(path).instruction_count > 0

@@ -1,11 +1,13 @@
-"""Whether a profile can be opened in the memory this machine has free, asked before reading it.
+"""Whether a profile or an HLO text can be opened in the memory this machine has free, asked
+before reading it.
 
-A profile too big for memory does not fail cleanly: the kernel kills the process, or the
+An input too big for memory does not fail cleanly: the kernel kills the process, or the
 machine swaps for minutes, and the user learns nothing. What loading takes is close to
 proportional to the file (measured on the 590k-event bench profile: an xplane.pb needs about
 10x its size, ProfileData's copy of the XSpace most of it; a Chrome trace about 3.3x its JSON,
-decompressed). The factors here are a little lower, so only a profile that would almost surely
-not fit is refused, with one line saying how much it needs and how much is free.
+decompressed; the 48-layer GPT module's HLO text 3.9x its size to parse, besides the text). The
+factors here are a little lower, so only an input that would almost surely not fit is refused,
+with one line saying how much it needs and how much is free.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from tui.model.shapes import human_bytes
 
 XPLANE_FACTOR = 8  # bytes of memory per byte of xplane.pb
 JSON_FACTOR = 3  # bytes of memory per byte of (decompressed) JSON
+HLO_TEXT_FACTOR = 4  # bytes of memory per byte of HLO text: the text and its parse
 GZIP_RATIO = 10  # bytes of JSON per byte of gzip, at least (20 on the bench's perfetto trace)
 
 
@@ -58,14 +61,20 @@ def json_bytes(path: Path) -> int:
 
 def check_room(files: list[Path], json: bool) -> None:
     """InputError if opening these files of one profile needs more memory than is free."""
-    free = available_memory()
-    if free is None:
-        return
     try:
         need = sum(json_bytes(f) * JSON_FACTOR if json else f.stat().st_size * XPLANE_FACTOR for f in files)
     except OSError:
         return  # reading the file says what is wrong with it
-    if need > free:
-        what = files[0] if len(files) == 1 else files[0].parent
+    _refuse_beyond_free(files[0] if len(files) == 1 else files[0].parent, need)
+
+
+def check_text_room(path: Path, size: int) -> None:
+    """InputError if parsing an HLO text of `size` bytes needs more memory than is free."""
+    _refuse_beyond_free(path, size * HLO_TEXT_FACTOR)
+
+
+def _refuse_beyond_free(what: Path, need: int) -> None:
+    free = available_memory()
+    if free is not None and need > free:
         raise InputError(what, f"too big to open here: it needs about {human_bytes(need)} of memory "
                                f"and {human_bytes(free)} is free")

@@ -16,6 +16,7 @@ from typing import Callable
 
 from tui.model.errors import InputError
 from tui.model.hlo import HloInstruction, HloModule, parse_hlo
+from tui.model.memory_room import check_text_room
 
 
 @dataclass(frozen=True)
@@ -89,15 +90,20 @@ MAX_TEXT_BYTES = 2 << 30
 
 
 def read_text(path: Path, what: str) -> str:
+    """The file's text. A binary file is told from its first 64 KiB, and then one too big for
+    the memory that is free (tui/model/memory_room.py), before the rest is read."""
     try:
-        size = path.stat().st_size
-        if size > MAX_TEXT_BYTES:
-            raise InputError(path, f"too large to load as {what} ({size / 2**30:.1f} GiB; the limit is {MAX_TEXT_BYTES >> 30} GiB)")
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_TEXT_BYTES:
+                raise InputError(path, f"too large to load as {what} ({size / 2**30:.1f} GiB; the limit is {MAX_TEXT_BYTES >> 30} GiB)")
+            if b"\0" in f.read(65536):
+                raise InputError(path, f"binary data, not {what}")
+            check_text_room(path, size)
+            f.seek(0)
+            data = f.read()
     except OSError as e:
         raise InputError(path, f"cannot read: {e.strerror or e}") from None
-    if b"\0" in data[:65536]:
-        raise InputError(path, f"binary data, not {what}")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
