@@ -7,11 +7,10 @@ assignment); `jax` APIs write the `HloModuleProto` itself. jaxlib reads only the
 
 from __future__ import annotations
 
-import mmap
 import os
 
 from tui.model.errors import InputError
-from tui.model.protowire import field_spans, top_level_fields
+from tui.model.protowire import check_framing, top_level_fields
 
 PROTOBUF_LIMIT = 2 << 30  # protobuf parses no message over 2 GiB
 
@@ -33,14 +32,12 @@ def _check_framing(path, f) -> None:
     size = os.fstat(f.fileno()).st_size
     if size > PROTOBUF_LIMIT:
         raise InputError(path, f"too large for a protobuf message ({size / 2**30:.1f} GiB; the limit is 2 GiB)")
-    if size:
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as raw:
-            try:
-                for _ in field_spans(raw):
-                    pass
-            except ValueError as error:
-                raise InputError(path, f"not a serialized HloProto or HloModuleProto: {error} (truncated, or "
-                                       "another kind of file)") from None
+    try:
+        check_framing(f)
+    except ValueError as error:
+        raise InputError(path, f"not a serialized HloProto or HloModuleProto: {error} (truncated, or "
+                               "another kind of file)") from None
+    f.seek(0)
 
 
 def hlo_text_from_proto(path: str | os.PathLike, span: tuple[int, int] | None = None) -> str:

@@ -11,7 +11,6 @@ fields are walked for those strings; the planes themselves are skipped by length
 
 from __future__ import annotations
 
-import mmap
 import re
 import threading
 import time
@@ -27,7 +26,7 @@ import numpy as np
 from tui.model.errors import InputError
 from tui.model.memory_room import check_room
 from tui.model.profile_programs import embedded_programs
-from tui.model.protowire import field_spans, top_level_fields
+from tui.model.protowire import check_framing, top_level_fields
 from tui.model.trace import CounterTrack, Device, NameTable, Trace, Track, op_display_name, return_freed_memory
 
 _FIELDS = attrgetter("name", "start_ns", "duration_ns")
@@ -134,14 +133,10 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 def _check_framing(path: Path) -> None:
     """InputError unless the file's top level reads as a protobuf message: a file of another
     kind, or cut off, is told at once, with the byte where it goes wrong, before a file of
-    gigabytes is read in whole. (The walk skips each plane by its length.)"""
+    gigabytes is read in whole. (An empty file has no events, which the load says.)"""
     try:
         with open(path, "rb") as f:
-            if not f.seek(0, 2):
-                return  # an XSpace with nothing in it: it has no events, which the load says
-            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as raw:
-                for _ in field_spans(raw):
-                    pass
+            check_framing(f)
     except OSError as error:
         raise InputError(path, f"cannot read: {error.strerror or error}") from None
     except ValueError as error:
