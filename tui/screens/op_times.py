@@ -17,7 +17,7 @@ from tui.model.graph_layout import Note
 from tui.model.links import OpProfile, kept_op_profile, op_profile
 from tui.model.timescale import format_ns
 from tui.model.workspace import Workspace
-from tui.screens.roofline import NO_ROOFLINE, roofline_for
+from tui.screens.roofline import open_roofline
 
 
 class OpTimes:
@@ -77,15 +77,9 @@ class OpTimes:
             self.time_ops_when_shown()
             return
         self._roofline_asked = False
-        chart = roofline_for(profile, ws.instruction)
-        if chart is None:
-            self.notify(NO_ROOFLINE, severity="warning")
-            return
-        self.app.push_screen(chart, lambda op: self._roofline_chosen(profile, op))
+        open_roofline(self, profile, lambda op: self._roofline_chosen(profile, op))
 
-    def _roofline_chosen(self, profile: OpProfile, op: int | None) -> None:
-        if op is None:
-            return
+    def _roofline_chosen(self, profile: OpProfile, op: int) -> None:
         ins = profile.instructions[op]
         if ins is None:
             self.notify(f"{profile.ops[op].name} is in none of the loaded modules", severity="warning")

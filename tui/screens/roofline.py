@@ -5,15 +5,16 @@ the graph and details the instruction)."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from tui.model.explain import si
-from tui.model.hlo import HloInstruction
 from tui.model.links import OpProfile
 from tui.model.roofline import Point, attainable, points
 from tui.model.timescale import format_ns
@@ -22,14 +23,17 @@ from tui.widgets.roofline_chart import COMPUTE, CURSOR, MEMORY, ROOF, UNKNOWN, R
 NO_ROOFLINE = "No op to plot on a roofline: none has both FLOPs and bytes from XLA's cost model (load the program's HLO beside the profile)"
 
 
-def roofline_for(profile: OpProfile, selected: HloInstruction | None) -> RooflineScreen | None:
-    """The chart of the profile's ops, on the selected one where it is plotted; None if no op
-    can be (none has both FLOPs and bytes)."""
+def open_roofline(pane: Screen, profile: OpProfile, chosen: Callable[[int], object]) -> None:
+    """Push the chart of the profile's ops over `pane`, on its selected op where that is plotted;
+    `chosen` gets the op (its row in the profile) that Enter closed it on. Where no op can be
+    plotted (none has both FLOPs and bytes), the pane says so instead."""
     found = points(profile.rates, profile.byte_rates, [row.total_ns for row in profile.ops])
     if not found:
-        return None
+        pane.notify(NO_ROOFLINE, severity="warning")
+        return
+    selected = pane.workspace.instruction
     start = next((k for k, point in enumerate(found) if selected is not None and profile.instructions[point.op] is selected), 0)
-    return RooflineScreen(profile, found, start)
+    pane.app.push_screen(RooflineScreen(profile, found, start), lambda op: op is not None and chosen(op))
 
 
 class RooflineScreen(ModalScreen["int | None"]):

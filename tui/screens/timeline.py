@@ -33,7 +33,7 @@ from tui.model.trace import NameStats, Trace, TraceLanes, Track, return_freed_me
 from tui.model.utilization import DeviceBusy, DeviceTime, busy_text, device_label
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
-from tui.screens.roofline import NO_ROOFLINE, roofline_for
+from tui.screens.roofline import open_roofline
 from tui.widgets.timeline import TimelineView
 from tui.widgets.trace_panel import Column, TracePanel
 
@@ -548,7 +548,7 @@ class TimelineScreen(WorkspaceScreen):
         if profile is not self._ops:  # a first profile, or one with another module's ops since
             self._ops, self._scopes, self._sources = profile, None, None
         if table == "roofline":
-            self._show_roofline(profile)
+            open_roofline(self, profile, lambda op: self._show_runs(profile.ops[op].name, profile.ops[op].program))
             return
         self.panel.focus()
         rows = profile.ops
@@ -583,12 +583,6 @@ class TimelineScreen(WorkspaceScreen):
         else:
             self._ops_ready(profile, "roofline")
 
-    def _show_roofline(self, profile: OpProfile) -> None:
-        chart = roofline_for(profile, self.workspace.instruction)
-        if chart is None:
-            self.notify(NO_ROOFLINE, severity="warning")
-            return
-        self.app.push_screen(chart, lambda op: op is not None and self._show_runs(profile.ops[op].name, profile.ops[op].program))
 
     def _show_scopes(self) -> None:
         profile = self._ops
