@@ -12,7 +12,7 @@ from typing import Callable, NamedTuple
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -74,8 +74,15 @@ class RooflineChart(Widget):
         self._picture: _Picture | None = None
 
     def move_to(self, cursor: int) -> None:
+        """Move the cursor: the plot rows it leaves and lands on are drawn again, no others."""
+        picture = self._picture
+        if picture is None or picture.cursor_cell is None or picture.size != self.size:
+            self.cursor = cursor
+            self.refresh()
+            return
+        rows = {picture.cursor_cell(self.points[k])[0] for k in (self.cursor, cursor)}
         self.cursor = cursor
-        self.refresh()
+        self.refresh(*(Region(0, row, self.size.width, 1) for row in rows))
 
     def render_line(self, y: int) -> Strip:
         if self._picture is None or self._picture.size != self.size:
@@ -83,8 +90,10 @@ class RooflineChart(Widget):
         picture = self._picture
         if y >= len(picture.lines):
             return Strip.blank(self.size.width)
-        if picture.cursor_cell is not None and y == picture.cursor_cell(self.points[self.cursor])[0]:
-            return picture.cursor_line(y, picture.cursor_cell(self.points[self.cursor]))
+        if picture.cursor_cell is not None:
+            cell = picture.cursor_cell(self.points[self.cursor])
+            if y == cell[0]:
+                return picture.cursor_line(y, cell)
         return picture.lines[y]
 
     def picture(self, width: int, height: int) -> _Picture:
