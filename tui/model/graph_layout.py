@@ -437,15 +437,18 @@ def _tracks(runs: dict[tuple[str, str], tuple[int, int]]) -> dict[tuple[str, str
     (a true crossing), the target side wins so arrows arrive clean.
     """
     spans = {hop: (min(run), max(run)) for hop, run in runs.items()}
-    above: dict[tuple[str, str], set[tuple[str, str]]] = {hop: set() for hop in runs}
+    # Insertion-ordered (dicts, not sets): where the rules make a cycle, which run is put above
+    # which depends on the order they are visited in, and a set's order changes from one run of
+    # the program to the next (string hashing is seeded per process).
+    above: dict[tuple[str, str], dict[tuple[str, str], None]] = {hop: {} for hop in runs}
     for e, (x0, x1) in runs.items():
         for f, (lo, hi) in spans.items():
             if e == f or not (spans[e][0] <= hi and lo <= spans[e][1]):
                 continue
             if lo <= x1 <= hi:
-                above[e].add(f)  # f above e, so e's descent to its target misses f's run
+                above[e][f] = None  # f above e, so e's descent to its target misses f's run
             elif lo <= x0 <= hi and e not in above[f]:
-                above[f].add(e)
+                above[f][e] = None
     level: dict[tuple[str, str], int] = {}
 
     def depth(hop, visiting=frozenset()):
