@@ -130,11 +130,20 @@ class GraphLayout:
 # Which nodes and edges.
 
 
-def short_shape(ins: HloInstruction) -> str:
-    """dtype[dims], plus the layout only when it is not the default (tiles, memory space, order)."""
+def short_shape(ins: HloInstruction, room: int = 2 * MAX_TEXT) -> str:
+    """dtype[dims], plus the layout only when it is not the default (tiles, memory space, order).
+    A tuple's elements are written until the text passes `room` characters (a loop's state can
+    have hundreds, and every caller cuts the text far shorter)."""
     shape = ins.shape
     if shape.is_tuple:
-        return "(" + ", ".join(s.dims_text() if s.is_array else s.dtype for s in shape.tuple_shapes) + ")"
+        parts, length = [], 0
+        for element in shape.tuple_shapes:
+            if length > room:
+                parts.append("…")
+                break
+            parts.append(element.dims_text() if element.is_array else element.dtype)
+            length += len(parts[-1]) + 2
+        return "(" + ", ".join(parts) + ")"
     if not shape.is_array:
         return shape.text
     layout = shape.layout
