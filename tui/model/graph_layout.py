@@ -221,7 +221,7 @@ def layout(focus: HloInstruction, depth: int = 2, expanded: frozenset[str] = fro
     layers, chains = _with_dummies(nodes, edges)
     links = [(a, b) for chain in chains for a, b in zip(chain, chain[1:])]
     naive = _crossings(layers, links)
-    layers, crossings = _order(layers, links)
+    layers, crossings = _order(layers, links, naive)
     dummies = {k: Node(k, None, ("", "", ""), layer=i, width=1) for i, row in enumerate(layers) for k in row if k.startswith("~")}
     every = {**nodes, **dummies}
     _place_x(layers, links, every)
@@ -288,21 +288,23 @@ def _crossings(layers: list[list[str]], links: list[tuple[str, str]]) -> int:
     for pairs in by_gap.values():
         pairs.sort()
         for i, (a1, b1) in enumerate(pairs):
-            for a2, b2 in pairs[i + 1 :]:
-                if a2 > a1 and b2 < b1:
+            for j in range(i + 1, len(pairs)):
+                a2, b2 = pairs[j]
+                if b2 < b1 and a2 > a1:
                     total += 1
     return total
 
 
-def _order(layers: list[list[str]], links: list[tuple[str, str]]) -> tuple[list[list[str]], int]:
-    """Barycenter sweeps down and up; keep the ordering with the fewest crossings."""
+def _order(layers: list[list[str]], links: list[tuple[str, str]], crossings: int) -> tuple[list[list[str]], int]:
+    """Barycenter sweeps down and up from `layers` (which cross `crossings` times); keep the
+    ordering with the fewest crossings."""
     ups: dict[str, list[str]] = {}
     downs: dict[str, list[str]] = {}
     for a, b in links:
         downs.setdefault(a, []).append(b)
         ups.setdefault(b, []).append(a)
     best = [list(row) for row in layers]
-    best_count = _crossings(best, links)
+    best_count = crossings
     current = [list(row) for row in best]
     seen = set()  # (order, direction) met before: the sweeps from there repeat what they did then
     for sweep in range(SWEEPS if best_count else 0):  # none crossing: no sweep can do better
