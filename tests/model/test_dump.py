@@ -273,3 +273,22 @@ def test_an_hlo_text_too_big_for_free_memory_is_refused_after_a_binary_one(monke
         read_hlo(binary)
     monkeypatch.setattr(room, "available_memory", lambda: need)
     assert read_hlo(path).instruction_count > 0
+
+
+def test_an_hlo_text_with_a_byte_order_mark_parses(tmp_path):
+    """A byte order mark first (Windows editors write one) is dropped, as XLA drops nothing
+    else: the MLP module with one parses to the same instructions; a bad byte after it is
+    still named, with its line."""
+    from conftest import FIXTURES
+
+    from tui.model.errors import InputError
+    from tui.model.workspace import read_hlo
+
+    data = (FIXTURES / "mlp.hlo").read_bytes()
+    (tmp_path / "bom.hlo").write_bytes(b"\xef\xbb\xbf" + data)
+    plain, marked = read_hlo(FIXTURES / "mlp.hlo"), read_hlo(tmp_path / "bom.hlo")
+    assert [i.text for i in marked.entry.instructions] == [i.text for i in plain.entry.instructions]
+    assert marked.name == plain.name
+    (tmp_path / "latin.hlo").write_bytes(b"\xef\xbb\xbf" + data.replace(b"\n", b"\n\xe9", 1))
+    with pytest.raises(InputError, match=r"latin.hlo:2: not UTF-8 text \(byte 0xe9\)"):
+        read_hlo(tmp_path / "latin.hlo")

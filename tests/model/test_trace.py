@@ -890,3 +890,16 @@ def test_free_memory_is_the_kernels_or_a_containers_if_less(tmp_path):
     assert available_memory(str(meminfo), str(cgroup)) == 5 << 30  # the limit less what is in use but cache
     assert available_memory(str(tmp_path / "none"), str(cgroup)) == 5 << 30
     assert available_memory(str(tmp_path / "none"), str(tmp_path / "none")) is None
+
+
+def test_a_json_trace_with_a_byte_order_mark_loads(tmp_path, runs, jtrace):
+    """Windows tools write UTF-8's byte order mark first; browsers' trace viewers skip it, and
+    so do we: the real profile's JSON with one, plain and gzipped, loads whole, args included."""
+    text = gzip.decompress((runs[-1] / "perfetto_trace.json.gz").read_bytes())
+    (tmp_path / "bom.json").write_bytes(b"\xef\xbb\xbf" + text)
+    (tmp_path / "bom.json.gz").write_bytes(gzip.compress(b"\xef\xbb\xbf" + text))
+    for name in ("bom.json", "bom.json.gz"):
+        trace = load_trace(tmp_path / name)
+        assert trace.event_count == jtrace.event_count and len(trace.tracks) == len(jtrace.tracks)
+        with_args = [(k, i) for k, t in enumerate(jtrace.tracks) for i in range(t.count) if t.event_args(i)][:20]
+        assert with_args and all(trace.tracks[k].event_args(i) == jtrace.tracks[k].event_args(i) for k, i in with_args)

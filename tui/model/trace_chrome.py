@@ -88,6 +88,8 @@ def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS) 
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as error:
             raise InputError(path, f"truncated or corrupt gzip ({error})") from None
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM):]
     for decoder in decoders:
         try:
             doc = _decoded(decoder, raw)
@@ -101,6 +103,7 @@ def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS) 
 
 
 _GZIP = b"\x1f\x8b"
+_BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark, which Windows tools write first: not JSON, but no error either
 _HEAD = 1 << 16
 
 
@@ -118,7 +121,7 @@ def _check_start(path: Path) -> None:
             head = zlib.decompressobj(wbits=31).decompress(head, _HEAD)
         except zlib.error as error:
             raise InputError(path, f"truncated or corrupt gzip ({error})") from None
-    body = head.lstrip(b" \t\r\n")
+    body = head.removeprefix(_BOM).lstrip(b" \t\r\n")
     if body and body[:1] not in b"{[":
         at = len(head) - len(body)
         raise InputError(path, _where(head, f"a Chrome trace starts with '{{' or '[', not {body[:1]!r} (byte {at})",

@@ -104,6 +104,7 @@ def read_text(path: Path, what: str) -> str:
             data = f.read()
     except OSError as e:
         raise InputError(path, f"cannot read: {e.strerror or e}") from None
+    data = data.removeprefix(b"\xef\xbb\xbf")  # UTF-8's byte order mark, which Windows editors write first
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
