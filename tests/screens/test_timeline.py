@@ -16,7 +16,7 @@ from tui.model.links import occurrences, top_ops
 from tui.model.timescale import MIN_NS_PER_CELL
 from tui.screens.details import DetailsScreen
 from tui.screens.timeline import TimelineScreen
-from tui.widgets.timeline import PAN_STEP, ZOOM_STEP, TimelineView
+from tui.widgets.timeline import PAN_STEP, PINNED, ZOOM_STEP, Row, TimelineView
 from tui.widgets.trace_panel import TracePanel
 
 SIZE = (140, 40)
@@ -758,9 +758,9 @@ async def test_groups_collapse_and_expand():
         assert len(view.rows) == rows
 
 
-async def test_shift_p_pins_a_group_above_the_others():
-    """On the H100 fixture: Shift+P on the device's row puts its group (and all its rows) above the
-    host's, the cursor staying on it; pinned again, it goes back to its place."""
+async def test_shift_p_on_a_groups_head_pins_the_group_above_the_others():
+    """On the H100 fixture: Shift+P on the device group's head puts the group (and all its rows)
+    above the host's, the cursor staying on it; pinned again, it goes back to its place."""
     app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
     async with app.run_test(size=(160, 50)) as pilot:
         view = await open_timeline(pilot)
@@ -772,14 +772,50 @@ async def test_shift_p_pins_a_group_above_the_others():
         first, *others = groups()
         last = others[-1]
         device_rows = [row for row in every if row.group == last]
-        await move_to_row(pilot, view, every.index(device_rows[1]))  # a row of the last group
+        await move_to_row(pilot, view, every.index(device_rows[0]))  # the last group's head
         await pilot.press("P")
-        assert groups() == [last, first, *others[:-1]] and view.pinned == [last]
+        assert groups() == [last, first, *others[:-1]] and view.pinned == [last] and view.pinned_rows == []
         assert view.rows[: len(device_rows)] == device_rows and sorted(view.rows) == sorted(every)
-        assert view.current_row == device_rows[1]
+        assert view.current_row == device_rows[0]
         assert f"↑ {last}" in screen_text(app) and f"▾ {first}" in screen_text(app)
         await pilot.press("P")
-        assert view.rows == every and view.pinned == [] and view.current_row == device_rows[1]
+        assert view.rows == every and view.pinned == [] and view.current_row == device_rows[0]
+
+
+async def test_shift_p_on_a_row_pins_its_track_above_every_group():
+    """As Perfetto pins one track: Shift+P on a GPU stream's row and on a host thread's puts the
+    two side by side at the top, under their own head, each named with its group; the rest stay
+    where they were without them. `c` there folds the pinned rows, and showing an event of a
+    pinned track unfolds them; pinned again, each goes back to its place."""
+    app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
+    async with app.run_test(size=(160, 50)) as pilot:
+        view = await open_timeline(pilot)
+        trace, every = view.trace, list(view.rows)
+        stream = next(row for row in reversed(every) if row.kind == "track" and row.group.startswith("/device:GPU"))
+        host = next(row for row in every if row.kind == "track" and row.group.startswith("/host") and row.lane == 0
+                    and trace.tracks[row.index].lanes == 1)
+        stream_rows = [row for row in every if row.kind in ("track", "instants") and row.index == stream.index]
+        await move_to_row(pilot, view, every.index(stream))
+        await pilot.press("P")
+        await move_to_row(pilot, view, view.rows.index(host))
+        await pilot.press("P")
+        assert view.pinned_rows == [("track", stream.index), ("track", host.index)] and view.pinned == []
+        top = [Row("group", PINNED, -1), *stream_rows, host]
+        assert view.rows[: len(top)] == top and view.current_row == host
+        assert sorted(view.rows[len(top):]) == sorted(row for row in every if row not in top)  # nothing else moved
+        assert [row for row in view.rows[len(top):] if row.kind == "group"] == [row for row in every if row.kind == "group"]
+        text = screen_text(app)
+        assert "▾ pinned rows" in text and f"CPU › {trace.tracks[host.index].name}"[:20] in text
+        await pilot.press("c")
+        assert view.rows[0] == Row("group", PINNED, -1) and view.rows[1] == Row("group", every[0].group, -1)
+        assert view.current_row == Row("group", PINNED, -1) and "▸ pinned rows" in screen_text(app)
+        view.show_event(stream.index, 0)
+        assert view.rows[: len(top)] == top and view.current_row == stream_rows[int(trace.tracks[stream.index].depth[0])]
+        await pilot.press("P")
+        await move_to_row(pilot, view, view.rows.index(host))
+        await pilot.press("P")
+        assert view.rows == every and view.pinned_rows == [] and view.current_row == host
+        assert "pinned rows" not in screen_text(app)
 
 
 async def test_r_keeps_the_rows_whose_names_hold_the_text_as_you_type():

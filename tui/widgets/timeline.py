@@ -54,6 +54,7 @@ from tui.widgets.timeline_paint import (
 )
 
 LABEL_WIDTH = 28  # at most; a fifth of a narrow screen
+PINNED = "\0pinned"  # the group of rows pinned one by one, above every other (no real group's name holds a NUL)
 ZOOM_STEP, BIG_ZOOM_STEP = 0.6, 0.2
 PAN_STEP, BIG_PAN_STEP = 0.2, 0.8
 RANGE_STEP = 1 / 40  # of the window, per Shift+arrow
@@ -94,7 +95,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         Binding("n", "match(1)", "Next match", show=False),
         Binding("N,shift+n", "match(-1)", "Previous match", show=False),
         Binding("c", "collapse", "Collapse group", show=False),
-        Binding("P,shift+p", "pin", "Pin group on top", show=False),
+        Binding("P,shift+p", "pin", "Pin the row (on a group's head: the group) on top", show=False),
         Binding("escape", "clear_range", "Clear range", show=False),
     ]
 
@@ -105,6 +106,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.rows: list[Row] = []
         self.collapsed: set[str] = set()
         self.pinned: list[str] = []  # groups shown above the others, in the order pinned
+        self.pinned_rows: list[tuple[str, int]] = []  # ("track" or "counter", index): shown at the very top, in their own group
         self.row_filter = ""  # only rows whose group, track or counter name holds this (any case)
         self.cursor_row = 0
         self.cursor_event: int | None = None
@@ -194,18 +196,37 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         counters = [(k, c) for k, c in enumerate(counters) if shown(c.group, c.name)]
         groups = list(dict.fromkeys([t.group for _, t in tracks] + [c.group for _, c in counters]))
         groups = [g for g in self.pinned if g in groups] + [g for g in groups if g not in self.pinned]
-        rows = []
+        pinned = set(self.pinned_rows)
+        shown_tracks = {k: t for k, t in tracks}
+        shown_counters = {k for k, _ in counters}
+        on_top = [(kind, k) for kind, k in self.pinned_rows if k in (shown_tracks if kind == "track" else shown_counters)]
+        rows = [Row("group", PINNED, -1)] if on_top else []
+        if on_top and PINNED not in self.collapsed:
+            for kind, k in on_top:
+                rows += self._track_rows(k, shown_tracks[k]) if kind == "track" else [Row("counter", trace.counters[k].group, k)]
         for group in groups:
             rows.append(Row("group", group, -1))
             if group in self.collapsed:
                 continue
             for k, track in tracks:
-                if track.group == group:  # a track of instants only has no event rows
-                    rows += [Row("track", group, k, lane) for lane in range(track.lanes if track.decoded else min(track.count, 1))]
-                    if len(track.instant_ns):
-                        rows.append(Row("instants", group, k))
-            rows += [Row("counter", group, k) for k, c in counters if c.group == group]
+                if track.group == group and ("track", k) not in pinned:
+                    rows += self._track_rows(k, track)
+            rows += [Row("counter", group, k) for k, c in counters if c.group == group and ("counter", k) not in pinned]
         return rows
+
+    @staticmethod
+    def _track_rows(k: int, track: Track) -> list[Row]:
+        """A track's rows: a lane each (a track of instants only has none), then its instants."""
+        rows = [Row("track", track.group, k, lane) for lane in range(track.lanes if track.decoded else min(track.count, 1))]
+        if len(track.instant_ns):
+            rows.append(Row("instants", track.group, k))
+        return rows
+
+    def section(self, row: Row) -> str:
+        """The group a row is shown in: its own, or the pinned rows'."""
+        if row.kind != "group" and ("counter" if row.kind == "counter" else "track", row.index) in self.pinned_rows:
+            return PINNED
+        return row.group
 
     def filter_rows(self, text: str) -> None:
         """Show only the rows whose group, track or counter name holds `text` ("": all)."""
@@ -320,8 +341,9 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         """Put the cursor on an event: expand its group, scroll to its row, pan to show it."""
         track = self.trace.tracks[track_index]
         row = Row("track", track.group, track_index, int(track.depth[event]))
-        if track.group in self.collapsed or row not in self.rows:
-            self.collapsed.discard(track.group)
+        section = self.section(row)
+        if section in self.collapsed or row not in self.rows:
+            self.collapsed.discard(section)
             if self.row_filter and row not in self._layout():
                 self.row_filter = ""  # the event's row is filtered out: show them all again
             self.refresh_rows()
@@ -465,24 +487,32 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         row = self._row(self.cursor_row)
         if row is None:
             return
-        self.collapsed ^= {row.group}
-        self.cursor_row = self.rows.index(Row("group", row.group, -1))
+        section = self.section(row)
+        self.collapsed ^= {section}
+        self.cursor_row = self.rows.index(Row("group", section, -1))
         self.cursor_event = None
         self.refresh_rows()
         self._scroll_to_row(self.cursor_row)
 
     def action_pin(self) -> None:
-        """Put the cursor row's group above the others (again: back in its place), as Perfetto
-        pins tracks: a host thread and the GPU stream it launches on, side by side."""
+        """Pin the cursor's track or counter above every group, as Perfetto pins tracks: a host
+        thread and the GPU stream it launches on, side by side; on a group's head, put the group
+        above the others. Again: back in its place."""
         row = self._row(self.cursor_row)
-        if row is None:
+        if row is None or row.group == PINNED:
             return
-        if row.group in self.pinned:
-            self.pinned.remove(row.group)
+        if row.kind == "group":
+            pins, pin = self.pinned, row.group
         else:
-            self.pinned.append(row.group)
+            pins, pin = self.pinned_rows, ("counter" if row.kind == "counter" else "track", row.index)
+        if pin in pins:
+            pins.remove(pin)
+        else:
+            pins.append(pin)
+        if pins is self.pinned_rows:
+            self.collapsed.discard(PINNED)  # the row stays in sight
         self.refresh_rows()
-        self._scroll_to_row(self.rows.index(Row("group", row.group, -1)))  # the group's head, then the cursor
+        self._scroll_to_row(self.rows.index(Row("group", self.section(row), -1)))  # the section's head, then the cursor
         self._scroll_to_row(self.cursor_row)
 
     def action_fit(self) -> None:
@@ -815,7 +845,9 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
                 if line is None:
                     line = self._sole_lines[key] = self._line(index, painter.levels(np.zeros(cells), SUMMARY))
                 return line
-            tops = [merged.first_row[k] for k, t in enumerate(self.trace.tracks) if t.group == row.group and t.count]
+            pinned = {k for kind, k in self.pinned_rows if kind == "track"}
+            tops = [merged.first_row[k] for k, t in enumerate(self.trace.tracks) if t.count
+                    and (k in pinned if row.group == PINNED else t.group == row.group and k not in pinned)]
             fraction = busy_fraction(merged.index, np.array(tops, np.int64), window.t0, window.ns_per_cell, cells)
             return self._line(index, painter.levels(fraction, SUMMARY))
         if row.kind == "counter":
@@ -829,16 +861,24 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         """A row's label, then its cells."""
         row = self.rows[index]
         if row.kind == "group":
-            text = f"{'▸' if row.group in self.collapsed else '▾'} {'↑ ' if row.group in self.pinned else ''}{row.group}"
+            name = "pinned rows" if row.group == PINNED else row.group
+            text = f"{'▸' if row.group in self.collapsed else '▾'} {'↑ ' if row.group in self.pinned else ''}{name}"
         elif row.kind == "counter":
-            text = f"  {self.trace.counters[row.index].name}"
+            text = f"  {self._pinned_from(row)}{self.trace.counters[row.index].name}"
         elif row.kind == "instants":
             track = self.trace.tracks[row.index]
-            text = f"  {track.name}" if track.count == 0 else "    instants"
+            text = f"  {self._pinned_from(row)}{track.name}" if track.count == 0 else "    instants"
         else:
-            text = f"  {self.trace.tracks[row.index].name}" if row.lane == 0 else ""
+            text = f"  {self._pinned_from(row)}{self.trace.tracks[row.index].name}" if row.lane == 0 else ""
         style = _LABEL_STYLES[(index == self.cursor_row, row.kind == "group")]
         return self._strip(Segment(fit(text, self.label_width - 1) + "│", style), segments)
+
+    def _pinned_from(self, row: Row) -> str:
+        """A pinned row's label starts with its group (pinned rows come from any group), short:
+        `GPU:0 › ` for /device:GPU:0, `CPU › ` for /host:CPU."""
+        if self.section(row) != PINNED:
+            return ""
+        return row.group.removeprefix("/device:").removeprefix("/host:") + " › "
 
     def _name_colours(self) -> np.ndarray:
         """Colour of each name id (extended as decoding adds names)."""
