@@ -806,6 +806,13 @@ async def test_shift_p_on_a_row_pins_its_track_above_every_group():
         assert [row for row in view.rows[len(top):] if row.kind == "group"] == [row for row in every if row.kind == "group"]
         text = screen_text(app)
         assert "▾ pinned rows" in text and f"CPU › {trace.tracks[host.index].name}"[:20] in text
+        await move_to_row(pilot, view, len(view.rows) - 1)  # the rows below scroll; the pinned stay in sight
+        assert view.scroll_offset.y > 0 and view.fixed_rows == len(top)
+        assert [view._y_of(i) for i in range(len(top))] == [view.header_height + i for i in range(len(top))]
+        assert view._y_of(len(view.rows) - 1) is not None and view._y_of(len(top)) is None
+        assert "▾ pinned rows" in screen_text(app) and f"CPU › {trace.tracks[host.index].name}"[:20] in screen_text(app)
+        await pilot.click(TimelineView, offset=(2, view.header_height + len(top) - 1))  # the host's pinned row
+        assert view.current_row == host
         await pilot.press("c")
         assert view.rows[0] == Row("group", PINNED, -1) and view.rows[1] == Row("group", every[0].group, -1)
         assert view.current_row == Row("group", PINNED, -1) and "▸ pinned rows" in screen_text(app)

@@ -107,6 +107,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.collapsed: set[str] = set()
         self.pinned: list[str] = []  # groups shown above the others, in the order pinned
         self.pinned_rows: list[tuple[str, int]] = []  # ("track" or "counter", index): shown at the very top, in their own group
+        self._pinned_count = 0  # rows of the pinned section (its head included), the first in self.rows
         self.row_filter = ""  # only rows whose group, track or counter name holds this (any case)
         self.cursor_row = 0
         self.cursor_event: int | None = None
@@ -170,6 +171,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.lanes = lanes or self.lanes
         keep = self.rows[self.cursor_row] if 0 <= self.cursor_row < len(self.rows) else None
         self.rows = self._layout()
+        self._pinned_count = next((i for i, row in enumerate(self.rows) if self.section(row) != PINNED), len(self.rows))
         if keep is not None and keep in self.rows:
             self.cursor_row = self.rows.index(keep)
         self.cursor_row = min(self.cursor_row, max(len(self.rows) - 1, 0))
@@ -237,6 +239,34 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
             self._move_cursor(self.cursor_row, self.cursor_event if self.current_row == before else None)
 
     @property
+    def fixed_rows(self) -> int:
+        """Rows that stay in place under the ruler while the others scroll, as Perfetto keeps
+        pinned tracks: the pinned section, unless it would take more than half the room."""
+        room = self.view_size.height - self.header_height
+        return self._pinned_count if self._pinned_count <= room // 2 else 0
+
+    def _visible(self) -> list[int]:
+        """Indices of the rows on screen, top to bottom: the fixed ones, then the scrolled."""
+        fixed, top = self.fixed_rows, int(self.scroll_offset.y)
+        return [*range(fixed), *range(fixed + top, min(top + self.view_size.height - self.header_height, len(self.rows)))]
+
+    def _index_at(self, y: int) -> int | None:
+        """The row at line `y` of the widget (None: the ruler, the steps or below the rows)."""
+        shown = y - self.header_height
+        if shown < 0:
+            return None
+        index = shown if shown < self.fixed_rows else shown + int(self.scroll_offset.y)
+        return index if index < len(self.rows) else None
+
+    def _y_of(self, index: int) -> int | None:
+        """The line of the widget that shows row `index` (None: scrolled out of sight)."""
+        fixed, top = self.fixed_rows, int(self.scroll_offset.y)
+        if index < fixed:
+            return self.header_height + index
+        y = self.header_height + index - top
+        return y if index >= fixed + top and y < self.view_size.height else None
+
+    @property
     def header_height(self) -> int:
         return 2 if self._steps is not None and len(self._steps[1]) else 1
 
@@ -288,10 +318,9 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         if self.trace is None or not self.screen.is_current:
             self.refresh()
             return
-        top, header = int(self.scroll_offset.y), self.header_height
-        self._paint_visible(top)
-        changed = [header + index - top for index in range(top, min(top + self.view_size.height - header, len(self.rows)))
-                   if self._lines.get(index) is not lines.get(index)]
+        header = self.header_height
+        self._paint_visible()
+        changed = [self._y_of(index) for index in self._visible() if self._lines.get(index) is not lines.get(index)]
         self._ruler = self._kept_ruler()
         if self._ruler is not ruler:
             changed.append(0)
@@ -311,11 +340,12 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self._lines, self._picture, self._ruler = {}, Picture(), None  # new ones: the kept pictures hold the old
 
     def _repaint_rows(self, *rows: int) -> None:
-        top, width = int(self.scroll_offset.y), self.view_size.width
+        width = self.view_size.width
         for row in rows:
             self._lines.pop(row, None)
-        if rows:
-            self.refresh(*(Region(0, self.header_height + row - top, width, 1) for row in rows))
+        shown = [y for y in map(self._y_of, rows) if y is not None]
+        if shown:
+            self.refresh(*(Region(0, y, width, 1) for y in shown))
         self._repaint_ruler()
 
     def _repaint_ruler(self, always: bool = False) -> None:
@@ -371,11 +401,14 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.cursor_moved(target.index if target else -1, event)
 
     def _scroll_to_row(self, row: int) -> None:
-        top, height = int(self.scroll_offset.y), max(self.view_size.height - self.header_height, 1)
-        if row < top:
-            self.scroll_to(y=row, animate=False, immediate=True)
-        elif row >= top + height:
-            self.scroll_to(y=row - height + 1, animate=False, immediate=True)
+        fixed = self.fixed_rows
+        if row < fixed:
+            return
+        top, height = int(self.scroll_offset.y), max(self.view_size.height - self.header_height - fixed, 1)
+        if row < fixed + top:
+            self.scroll_to(y=row - fixed, animate=False, immediate=True)
+        elif row >= fixed + top + height:
+            self.scroll_to(y=row - fixed - height + 1, animate=False, immediate=True)
 
     def _zoom_centre(self) -> float:
         cursor = self.cursor
@@ -458,7 +491,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
             self._move_cursor(target, self._event_near(target, self.cursor_ns))
 
     def action_page(self, direction: int) -> None:
-        self.action_row(direction * max(self.view_size.height - self.header_height - 1, 1))
+        self.action_row(direction * max(self.view_size.height - self.header_height - self.fixed_rows - 1, 1))
 
     def _event_near(self, row_index: int, t: float) -> int | None:
         """The event of a row covering time `t`, else the visible one starting nearest to it."""
@@ -657,8 +690,8 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
                 self.cursor_ns = t
                 self._repaint_rows()
             return
-        index = int(self.scroll_offset.y) + event.y - self.header_height
-        row = self._row(index)
+        index = self._index_at(event.y)
+        row = self._row(index) if index is not None else None
         if row is None:
             return
         if row.kind == "group" and event.x < self.label_width:
@@ -715,7 +748,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         picture = self._picture
         self.window = window
         try:
-            self._paint_visible(int(self.scroll_offset.y))
+            self._paint_visible()
             if self.header_height > 1:
                 self._steps_line()
             self._kept_ruler()
@@ -735,22 +768,21 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
                     self._ruler = self._kept_ruler()
                 return self._ruler
             return self._steps_line()
-        top = int(self.scroll_offset.y)
-        index = top + y - header
-        if index >= len(self.rows):
+        index = self._index_at(y)
+        if index is None:
             return Strip.blank(self.view_size.width, self.base_style)
         if index not in self._lines:
-            self._paint_visible(top)
+            self._paint_visible()
         return self._lines[index]
 
     def _line_key(self, index: int) -> tuple:
         """What a row's picture depends on besides the window: whether the cursor is on it, and on which event."""
         return (index, index == self.cursor_row, self.cursor_event if index == self.cursor_row else None)
 
-    def _paint_visible(self, top: int) -> None:
+    def _paint_visible(self) -> None:
         """Paint every visible row not painted yet (or kept from an earlier cursor); track rows all at once."""
         wanted = []
-        for i in range(top, min(top + self.view_size.height, len(self.rows))):
+        for i in self._visible():
             if i not in self._lines:
                 kept = self._picture.lines.get(self._line_key(i))
                 if kept is not None:
