@@ -108,6 +108,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.pinned: list[str] = []  # groups shown above the others, in the order pinned
         self.pinned_rows: list[tuple[str, int]] = []  # ("track" or "counter", index): shown at the very top, in their own group
         self._pinned_count = 0  # rows of the pinned section (its head included), the first in self.rows
+        self.fixed_rows = 0  # rows that stay under the ruler while the others scroll (see _fix_pinned)
         self.row_filter = ""  # only rows whose group, track or counter name holds this (any case)
         self.cursor_row = 0
         self.cursor_event: int | None = None
@@ -147,6 +148,8 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
     # -- data ---------------------------------------------------------------------------------
     def set_trace(self, trace: Trace | None, op_names: frozenset[str] = frozenset()) -> None:
         """Show a (possibly still decoding) trace from the top, zoomed out."""
+        if trace is not self.trace:
+            self.pinned_rows = []  # indices into the tracks of the trace shown before
         self.trace = trace
         self.op_names = op_names
         self._colour = np.zeros(0, np.int32)
@@ -181,6 +184,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
             ends = np.maximum(np.array([e for _, e, _ in steps], np.int64), starts)
             self._steps = (lane_index(starts, ends, np.zeros(len(steps), np.int16)), [name for _, _, name in steps])
         self.virtual_size = Size(self.view_size.width, len(self.rows) + self.header_height)
+        self._fix_pinned()
         self._redraw()
 
     def _layout(self) -> list[Row]:
@@ -238,12 +242,11 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
             self.refresh_rows()
             self._move_cursor(self.cursor_row, self.cursor_event if self.current_row == before else None)
 
-    @property
-    def fixed_rows(self) -> int:
-        """Rows that stay in place under the ruler while the others scroll, as Perfetto keeps
-        pinned tracks: the pinned section, unless it would take more than half the room."""
+    def _fix_pinned(self) -> None:
+        """The pinned section stays in place under the ruler while the other rows scroll, as
+        Perfetto keeps pinned tracks, unless it would take more than half the room."""
         room = self.view_size.height - self.header_height
-        return self._pinned_count if self._pinned_count <= room // 2 else 0
+        self.fixed_rows = self._pinned_count if self._pinned_count <= room // 2 else 0
 
     def _visible(self) -> list[int]:
         """Indices of the rows on screen, top to bottom: the fixed ones, then the scrolled."""
@@ -320,7 +323,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
             return
         header = self.header_height
         self._paint_visible()
-        changed = [self._y_of(index) for index in self._visible() if self._lines.get(index) is not lines.get(index)]
+        changed = [header + y for y, index in enumerate(self._visible()) if self._lines.get(index) is not lines.get(index)]
         self._ruler = self._kept_ruler()
         if self._ruler is not ruler:
             changed.append(0)
@@ -360,6 +363,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         if self.trace is not None:
             self.window = self.window.resized(self.cells)
         self.virtual_size = Size(self.view_size.width, len(self.rows) + self.header_height)
+        self._fix_pinned()
         self.restyled()
 
     def restyled(self) -> None:
