@@ -54,6 +54,7 @@ from tui.widgets.timeline_paint import (
 )
 
 LABEL_WIDTH = 28  # at most; a fifth of a narrow screen
+_LAST_FIXED = Style(underline=True)
 PINNED = "\0pinned"  # the group of rows pinned one by one, above every other (no real group's name holds a NUL)
 ZOOM_STEP, BIG_ZOOM_STEP = 0.6, 0.2
 PAN_STEP, BIG_PAN_STEP = 0.2, 0.8
@@ -907,6 +908,8 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         else:
             text = f"  {self._pinned_from(row)}{self.trace.tracks[row.index].name}" if row.lane == 0 else ""
         style = _LABEL_STYLES[(index == self.cursor_row, row.kind == "group")]
+        if index == self.fixed_rows - 1:
+            style += _LAST_FIXED  # where the rows that stay end and the scrolled ones begin
         return self._strip(Segment(fit(text, self.label_width - 1) + "│", style), segments)
 
     def _pinned_from(self, row: Row) -> str:
