@@ -940,6 +940,25 @@ def test_timeline_gpu_step_with_xprofs_derived_lines(snap_compare, size):
     assert snap_compare(app, terminal_size=size, run_before=_a_gpu_step_fitted)
 
 
+async def _pinned_and_scrolled(pilot) -> None:
+    """The H100 step fitted, its compute stream and a host thread pinned (Shift+P on each), then
+    the cursor on the last row: the rows below scroll, the pinned stay under the ruler."""
+    await _a_gpu_step_fitted(pilot)
+    view, trace = pilot.app.screen.view, pilot.app.workspace.trace
+    for name in ("Stream #14(Compute)", "Host Threads/900"):
+        k = next(k for k, track in enumerate(trace.tracks) if track.name == name)
+        await move_to_row(pilot, view, view.rows.index(Row("track", trace.tracks[k].group, k, 0)))
+        await pilot.press("P")
+    await move_to_row(pilot, view, len(view.rows) - 1)
+    await settle(pilot)
+
+
+@SIZES
+def test_timeline_pinned_rows_stay_while_the_rest_scroll(snap_compare, size):
+    app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
+    assert snap_compare(app, terminal_size=size, run_before=_pinned_and_scrolled)
+
+
 async def test_steps_counters_and_devices_of_a_gpu_profile(corpus):
     """A TensorFlow GPU profile: XProf's Steps line is marked under the ruler, allocator
     stats are drawn as counter rows, and the device's peak bandwidth is listed."""
