@@ -823,6 +823,13 @@ async def test_shift_p_on_a_row_pins_its_track_above_every_group():
         await pilot.press("P")
         assert view.rows == every and view.pinned_rows == [] and view.current_row == host
         assert "pinned rows" not in screen_text(app)
+        counter = next(row for row in every if row.kind == "counter")  # an allocator's bytes: a counter pins too
+        await move_to_row(pilot, view, every.index(counter))
+        await pilot.press("P")
+        assert view.rows[:2] == [Row("group", PINNED, -1), counter] and view.pinned_rows == [("counter", counter.index)]
+        assert f"CPU › {trace.counters[counter.index].name}"[:20] in screen_text(app)
+        await pilot.press("P")
+        assert view.rows == every and view.pinned_rows == []
 
 
 async def test_r_keeps_the_rows_whose_names_hold_the_text_as_you_type():
