@@ -130,15 +130,15 @@ class GraphLayout:
 # Which nodes and edges.
 
 
-def short_shape(ins: HloInstruction, room: int = 2 * MAX_TEXT) -> str:
+def short_shape(ins: HloInstruction) -> str:
     """dtype[dims], plus the layout only when it is not the default (tiles, memory space, order).
-    A tuple's elements are written until the text passes `room` characters (a loop's state can
+    A tuple's elements are written until the text passes twice a box's width (a loop's state can
     have hundreds, and every caller cuts the text far shorter)."""
     shape = ins.shape
     if shape.is_tuple:
         parts, length = [], 0
         for element in shape.tuple_shapes:
-            if length > room:
+            if length > 2 * MAX_TEXT:
                 parts.append("…")
                 break
             parts.append(element.dims_text() if element.is_array else element.dtype)

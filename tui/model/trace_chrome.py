@@ -17,6 +17,7 @@ import gzip
 import re
 import threading
 import zlib
+from codecs import BOM_UTF8
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import partial
@@ -88,8 +89,8 @@ def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS) 
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as error:
             raise InputError(path, f"truncated or corrupt gzip ({error})") from None
-    if raw.startswith(_BOM):
-        raw = raw[len(_BOM):]
+    if raw.startswith(BOM_UTF8):  # Windows tools write one first: not JSON, but no error either
+        raw = raw[len(BOM_UTF8):]
     for decoder in decoders:
         try:
             doc = _decoded(decoder, raw)
@@ -103,7 +104,6 @@ def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS) 
 
 
 _GZIP = b"\x1f\x8b"
-_BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark, which Windows tools write first: not JSON, but no error either
 _HEAD = 1 << 16
 
 
@@ -121,7 +121,7 @@ def _check_start(path: Path) -> None:
             head = zlib.decompressobj(wbits=31).decompress(head, _HEAD)
         except zlib.error as error:
             raise InputError(path, f"truncated or corrupt gzip ({error})") from None
-    body = head.removeprefix(_BOM).lstrip(b" \t\r\n")
+    body = head.removeprefix(BOM_UTF8).lstrip(b" \t\r\n")
     if body and body[:1] not in b"{[":
         at = len(head) - len(body)
         raise InputError(path, _where(head, f"a Chrome trace starts with '{{' or '[', not {body[:1]!r} (byte {at})",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
+from codecs import BOM_UTF8
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -104,7 +105,7 @@ def read_text(path: Path, what: str) -> str:
             data = f.read()
     except OSError as e:
         raise InputError(path, f"cannot read: {e.strerror or e}") from None
-    data = data.removeprefix(b"\xef\xbb\xbf")  # UTF-8's byte order mark, which Windows editors write first
+    data = data.removeprefix(BOM_UTF8)  # UTF-8's byte order mark, which Windows editors write first
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
