@@ -832,6 +832,30 @@ async def test_shift_p_on_a_row_pins_its_track_above_every_group():
         assert view.rows == every and view.pinned_rows == []
 
 
+async def test_a_lower_lane_scrolled_to_the_top_names_its_track():
+    """Scrolled so that a track's name row is out of sight above, the first of its lanes in
+    sight says whose it is (`↑ python3`); the lanes below it stay unlabelled, and scrolled one
+    further, the label moves down with the top."""
+    app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
+    async with app.run_test(size=(160, 20)) as pilot:
+        view = await open_timeline(pilot)
+        trace = view.trace
+        k = next(k for k, track in enumerate(trace.tracks) if track.name == "python3")
+        lane = view.rows.index(Row("track", trace.tracks[k].group, k, 2))
+
+        def label(y: int) -> str:
+            return "".join(segment.text for segment in view.render_line(y))[: view.label_width].strip(" │")
+
+        view.scroll_to(y=lane - 2, animate=False, immediate=True)  # the track's name row at the top
+        await pilot.pause()
+        assert label(view.header_height) == "python3" and label(view.header_height + 2) == ""
+        for top in (lane, lane + 1):
+            view.scroll_to(y=top, animate=False, immediate=True)
+            await pilot.pause()
+            assert view.scroll_offset.y == top and label(view.header_height) == "↑ python3" and label(view.header_height + 1) == ""
+            assert "↑ python3" in screen_text(app)
+
+
 async def test_r_keeps_the_rows_whose_names_hold_the_text_as_you_type():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:

@@ -254,12 +254,13 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         fixed, top = self.fixed_rows, int(self.scroll_offset.y)
         return [*range(fixed), *range(fixed + top, min(top + self.view_size.height - self.header_height, len(self.rows)))]
 
-    def _index_at(self, y: int) -> int | None:
-        """The row at line `y` of the widget (None: the ruler, the steps or below the rows)."""
+    def _index_at(self, y: int, top: int | None = None) -> int | None:
+        """The row at line `y` of the widget (None: the ruler, the steps or below the rows), with
+        the rows scrolled `top` rows (as they are, by default)."""
         shown = y - self.header_height
         if shown < 0:
             return None
-        index = shown if shown < self.fixed_rows else shown + int(self.scroll_offset.y)
+        index = shown if shown < self.fixed_rows else shown + (int(self.scroll_offset.y) if top is None else top)
         return index if index < len(self.rows) else None
 
     def _y_of(self, index: int) -> int | None:
@@ -773,12 +774,26 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
                     self._ruler = self._kept_ruler()
                 return self._ruler
             return self._steps_line()
-        index = self._index_at(y)
+        top = int(self.scroll_offset.y)
+        index = self._index_at(y, top)
         if index is None:
             return Strip.blank(self.view_size.width, self.base_style)
         if index not in self._lines:
             self._paint_visible()
-        return self._lines[index]
+        line = self._lines[index]
+        if top and y - header == self.fixed_rows:
+            line = self._named_at_top(index, line)
+        return line
+
+    def _named_at_top(self, index: int, line: Strip) -> Strip:
+        """The first row below the fixed ones, scrolled to: a track's lower lane, whose name
+        row is out of sight above, is labelled with the track's name (`↑ python3`)."""
+        row = self.rows[index]
+        if row.kind != "track" or row.lane == 0:
+            return line
+        label = Segment(fit(f"  ↑ {self.trace.tracks[row.index].name}", self.label_width - 1) + "│",
+                        _LABEL_STYLES[(index == self.cursor_row, False)])
+        return Strip.join([Strip([label], self.label_width), line.crop(self.label_width, line.cell_length)])
 
     def _line_key(self, index: int) -> tuple:
         """What a row's picture depends on besides the window: whether the cursor is on it, and on which event."""
