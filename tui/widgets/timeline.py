@@ -229,11 +229,14 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
             rows.append(Row("instants", track.group, k))
         return rows
 
+    @staticmethod
+    def _pin(row: Row) -> tuple[str, int]:
+        """What pinning a (non-group) row pins: its counter, or its track (an instants row's too)."""
+        return ("counter" if row.kind == "counter" else "track", row.index)
+
     def section(self, row: Row) -> str:
         """The group a row is shown in: its own, or the pinned rows'."""
-        if row.kind != "group" and ("counter" if row.kind == "counter" else "track", row.index) in self.pinned_rows:
-            return PINNED
-        return row.group
+        return PINNED if row.kind != "group" and self._pin(row) in self.pinned_rows else row.group
 
     def filter_rows(self, text: str) -> None:
         """Show only the rows whose group, track or counter name holds `text` ("": all)."""
@@ -543,7 +546,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         if row.kind == "group":
             pins, pin = self.pinned, row.group
         else:
-            pins, pin = self.pinned_rows, ("counter" if row.kind == "counter" else "track", row.index)
+            pins, pin = self.pinned_rows, self._pin(row)
         if pin in pins:
             pins.remove(pin)
         else:
