@@ -830,6 +830,13 @@ async def test_shift_p_on_a_row_pins_its_track_above_every_group():
         assert f"CPU › {trace.counters[counter.index].name}"[:20] in screen_text(app)
         await pilot.press("P")
         assert view.rows == every and view.pinned_rows == []
+        for row in (stream, host, counter):  # Shift+P on the pinned rows' head puts them all back
+            await move_to_row(pilot, view, view.rows.index(row))
+            await pilot.press("P")
+        assert len(view.pinned_rows) == 3
+        await move_to_row(pilot, view, 0)
+        await pilot.press("P")
+        assert view.rows == every and view.pinned_rows == [] and view.cursor_row == 0
 
 
 async def test_a_lower_lane_scrolled_to_the_top_names_its_track():

@@ -539,20 +539,24 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
     def action_pin(self) -> None:
         """Pin the cursor's track or counter above every group, as Perfetto pins tracks: a host
         thread and the GPU stream it launches on, side by side; on a group's head, put the group
-        above the others. Again: back in its place."""
+        above the others. Again: back in its place (on the pinned rows' head: all of them)."""
         row = self._row(self.cursor_row)
-        if row is None or row.group == PINNED:
+        if row is None:
+            return
+        if row.group == PINNED:
+            self.pinned_rows.clear()
+            self.refresh_rows()
+            self._scroll_to_row(self.cursor_row)
             return
         if row.kind == "group":
             pins, pin = self.pinned, row.group
         else:
             pins, pin = self.pinned_rows, self._pin(row)
+            self.collapsed.discard(PINNED)  # the row stays in sight
         if pin in pins:
             pins.remove(pin)
         else:
             pins.append(pin)
-        if pins is self.pinned_rows:
-            self.collapsed.discard(PINNED)  # the row stays in sight
         self.refresh_rows()
         self._scroll_to_row(self.rows.index(Row("group", self.section(row), -1)))  # the section's head, then the cursor
         self._scroll_to_row(self.cursor_row)
