@@ -50,31 +50,11 @@ def available_memory(meminfo: str = "/proc/meminfo", cgroup: str = "/sys/fs/cgro
     return free
 
 
-def json_bytes(path: Path) -> int:
-    """The size of a Chrome trace's JSON, at least. (A gzip's trailer states it, modulo 4 GiB,
-    but a cut-off file's last bytes are no trailer, and it should be called cut off, not big.)"""
-    size = path.stat().st_size
-    with open(path, "rb") as f:
-        compressed = f.read(2) == b"\x1f\x8b"
-    return size * GZIP_RATIO if compressed else size
-
-
-def check_room(files: list[Path], json: bool) -> None:
-    """InputError if opening these files of one profile needs more memory than is free."""
-    try:
-        need = sum(json_bytes(f) * JSON_FACTOR if json else f.stat().st_size * XPLANE_FACTOR for f in files)
-    except OSError:
-        return  # reading the file says what is wrong with it
-    _refuse_beyond_free(files[0] if len(files) == 1 else files[0].parent, need)
-
-
-def check_text_room(path: Path, size: int) -> None:
-    """InputError if parsing an HLO text of `size` bytes needs more memory than is free."""
-    _refuse_beyond_free(path, size * HLO_TEXT_FACTOR)
-
-
-def _refuse_beyond_free(what: Path, need: int) -> None:
+def check_room(files: list[Path], need: int) -> None:
+    """InputError if opening these files (an HLO text, or one profile's files) needs `need`
+    bytes of memory (worked out with the factors above) and less is free."""
     free = available_memory()
     if free is not None and need > free:
+        what = files[0] if len(files) == 1 else files[0].parent
         raise InputError(what, f"too big to open here: it needs about {human_bytes(need)} of memory "
                                f"and {human_bytes(free)} is free")

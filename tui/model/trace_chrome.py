@@ -14,6 +14,7 @@ events, whose closing `]` may be missing; JSON that goes wrong is named by line 
 from __future__ import annotations
 
 import gzip
+import os
 import re
 import threading
 import zlib
@@ -30,7 +31,7 @@ import msgspec
 import numpy as np
 
 from tui.model.errors import InputError
-from tui.model.memory_room import check_room
+from tui.model.memory_room import GZIP_RATIO, JSON_FACTOR, check_room
 from tui.model.trace import CounterTrack, NameTable, Trace, Track
 from tui.model.trace_flows import FlowPoint
 
@@ -107,12 +108,15 @@ _GZIP = b"\x1f\x8b"
 _HEAD = 1 << 16
 
 
-def _check_start(path: Path) -> None:
+def _check_start(path: Path) -> int:
     """InputError unless the file starts as a Chrome trace does (decompressed, for a gzip): `{`
-    or `[` after any blanks. A file of another kind is told at once, not after it is read whole."""
+    or `[` after any blanks. A file of another kind is told at once, not after it is read whole.
+    Returns the size of its JSON, at least. (A gzip's trailer states it, modulo 4 GiB, but a
+    cut-off file's last bytes are no trailer, and it should be called cut off, not big.)"""
     try:
         with open(path, "rb") as f:
             head = f.read(_HEAD)
+            size = os.fstat(f.fileno()).st_size
     except OSError as error:
         raise InputError(path, f"cannot read: {error.strerror or error}") from None
     compressed = head[:2] == _GZIP
@@ -126,6 +130,7 @@ def _check_start(path: Path) -> None:
         at = len(head) - len(body)
         raise InputError(path, _where(head, f"a Chrome trace starts with '{{' or '[', not {body[:1]!r} (byte {at})",
                                       compressed))
+    return size * GZIP_RATIO if compressed else size
 
 
 def _decoded(decoder: msgspec.json.Decoder, raw: bytes):
@@ -488,9 +493,7 @@ def _cut_steps(tracks: list[Track], span: tuple[int, int]) -> list[str]:
 
 def read_chrome(files: list[Path]) -> Trace:
     """One Chrome trace, or several hosts' traces of one run (each on its own clock)."""
-    for path in files:
-        _check_start(path)
-    check_room(files, json=True)
+    check_room(files, sum(map(_check_start, files)) * JSON_FACTOR)
     table, lock = NameTable(), threading.RLock()
     tracks, counters, warnings, args_sizes, flows = [], [], [], [], []
     for path in files:

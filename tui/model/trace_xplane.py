@@ -11,6 +11,7 @@ fields are walked for those strings; the planes themselves are skipped by length
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import time
@@ -24,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from tui.model.errors import InputError
-from tui.model.memory_room import check_room
+from tui.model.memory_room import XPLANE_FACTOR, check_room
 from tui.model.profile_programs import embedded_programs
 from tui.model.protowire import check_framing, top_level_fields
 from tui.model.trace import CounterTrack, Device, NameTable, Trace, Track, op_display_name, return_freed_memory
@@ -130,13 +131,15 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     return stat.st_size, stat.st_mtime_ns
 
 
-def _check_framing(path: Path) -> None:
+def _check_framing(path: Path) -> int:
     """InputError unless the file's top level reads as a protobuf message: a file of another
     kind, or cut off, is told at once, with the byte where it goes wrong, before a file of
-    gigabytes is read in whole. (An empty file has no events, which the load says.)"""
+    gigabytes is read in whole. (An empty file has no events, which the load says.) Returns
+    the file's size."""
     try:
         with open(path, "rb") as f:
             check_framing(f)
+            return os.fstat(f.fileno()).st_size
     except OSError as error:
         raise InputError(path, f"cannot read: {error.strerror or error}") from None
     except ValueError as error:
@@ -309,9 +312,7 @@ def _cut_steps(track: Track, window: tuple[int, int]) -> list[str]:
 
 def read_xplanes(files: list[Path]) -> Trace:
     """One or several hosts' xplane.pb files of one run, on one time axis."""
-    for path in files:
-        _check_framing(path)
-    check_room(files, json=False)
+    check_room(files, sum(map(_check_framing, files)) * XPLANE_FACTOR)
     hosts = [_Host(path) for path in files]
     table, lock, memory = NameTable(), threading.RLock(), _MemoryCounters()
     warnings = [note for host in hosts for note in host.notes]

@@ -17,7 +17,7 @@ from typing import Callable
 
 from tui.model.errors import InputError
 from tui.model.hlo import HloInstruction, HloModule, parse_hlo
-from tui.model.memory_room import check_text_room
+from tui.model.memory_room import HLO_TEXT_FACTOR, check_room
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ def read_text(path: Path, what: str) -> str:
                 raise InputError(path, f"too large to load as {what} ({size / 2**30:.1f} GiB; the limit is {MAX_TEXT_BYTES >> 30} GiB)")
             if b"\0" in f.read(65536):
                 raise InputError(path, f"binary data, not {what}")
-            check_text_room(path, size)
+            check_room([path], size * HLO_TEXT_FACTOR)
             f.seek(0)
             data = f.read()
     except OSError as e:
