@@ -108,7 +108,6 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.collapsed: set[str] = set()
         self.pinned: list[str] = []  # groups shown above the others, in the order pinned
         self.pinned_rows: list[tuple[str, int]] = []  # ("track" or "counter", index): shown at the very top, in their own group
-        self._pinned_count = 0  # rows of the pinned section (its head included), the first in self.rows
         self.fixed_rows = 0  # rows that stay under the ruler while the others scroll (see _fix_pinned)
         self.row_filter = ""  # only rows whose group, track or counter name holds this (any case)
         self.cursor_row = 0
@@ -175,7 +174,6 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.lanes = lanes or self.lanes
         keep = self.rows[self.cursor_row] if 0 <= self.cursor_row < len(self.rows) else None
         self.rows = self._layout()
-        self._pinned_count = next((i for i, row in enumerate(self.rows) if self.section(row) != PINNED), len(self.rows))
         if keep is not None and keep in self.rows:
             self.cursor_row = self.rows.index(keep)
         self.cursor_row = min(self.cursor_row, max(len(self.rows) - 1, 0))
@@ -249,8 +247,8 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
     def _fix_pinned(self) -> None:
         """The pinned section stays in place under the ruler while the other rows scroll, as
         Perfetto keeps pinned tracks, unless it would take more than half the room."""
-        room = self.view_size.height - self.header_height
-        self.fixed_rows = self._pinned_count if self._pinned_count <= room // 2 else 0
+        pinned = next((i for i, row in enumerate(self.rows) if self.section(row) != PINNED), len(self.rows))
+        self.fixed_rows = pinned if pinned <= (self.view_size.height - self.header_height) // 2 else 0
 
     def _visible(self) -> list[int]:
         """Indices of the rows on screen, top to bottom: the fixed ones, then the scrolled."""
