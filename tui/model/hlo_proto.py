@@ -8,8 +8,10 @@ assignment); `jax` APIs write the `HloModuleProto` itself. jaxlib reads only the
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from tui.model.errors import InputError
+from tui.model.memory_room import HLO_PROTO_FACTOR, check_room
 from tui.model.protowire import check_framing, top_level_fields
 
 PROTOBUF_LIMIT = 2 << 30  # protobuf parses no message over 2 GiB
@@ -26,9 +28,10 @@ def _field_one(data: bytes) -> bytes | None:
     return None
 
 
-def _check_framing(path, f) -> None:
-    """InputError for a file too big for protobuf, or whose top level is not a message (a file
-    of another kind is told from where it goes wrong, before gigabytes of it are read)."""
+def _check_framing(path, f) -> int:
+    """The file's size; InputError for a file too big for protobuf, or whose top level is not a
+    message (a file of another kind is told from where it goes wrong, before gigabytes of it are
+    read)."""
     size = os.fstat(f.fileno()).st_size
     if size > PROTOBUF_LIMIT:
         raise InputError(path, f"too large for a protobuf message ({size / 2**30:.1f} GiB; the limit is 2 GiB)")
@@ -38,6 +41,7 @@ def _check_framing(path, f) -> None:
         raise InputError(path, f"not a serialized HloProto or HloModuleProto: {error} (truncated, or "
                                "another kind of file)") from None
     f.seek(0)
+    return size
 
 
 def hlo_text_from_proto(path: str | os.PathLike, span: tuple[int, int] | None = None) -> str:
@@ -46,9 +50,10 @@ def hlo_text_from_proto(path: str | os.PathLike, span: tuple[int, int] | None = 
     try:
         with open(path, "rb") as f:
             if span is None:
-                _check_framing(path, f)
+                check_room([Path(path)], _check_framing(path, f) * HLO_PROTO_FACTOR)
                 data = f.read()
             else:
+                check_room([Path(path)], (span[1] - span[0]) * HLO_PROTO_FACTOR)
                 f.seek(span[0])
                 data = f.read(span[1] - span[0])
     except OSError as e:

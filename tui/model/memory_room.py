@@ -5,7 +5,8 @@ An input too big for memory does not fail cleanly: the kernel kills the process,
 machine swaps for minutes, and the user learns nothing. What loading takes is close to
 proportional to the file (measured on the 590k-event bench profile: an xplane.pb needs about
 10x its size, ProfileData's copy of the XSpace most of it; a Chrome trace about 3.3x its JSON,
-decompressed; the 48-layer GPT module's HLO text 3.9x its size to parse, besides the text). The
+decompressed; the 48-layer GPT module's HLO text 3.9x its size to parse, besides the text, and
+as an `.hlo.pb` 29x the proto's size: jaxlib's module and the text it prints, then the parse). The
 factors here are a little lower, so only an input that would almost surely not fit is refused,
 with one line saying how much it needs and how much is free.
 """
@@ -20,6 +21,7 @@ from tui.model.shapes import human_bytes
 XPLANE_FACTOR = 8  # bytes of memory per byte of xplane.pb
 JSON_FACTOR = 3  # bytes of memory per byte of (decompressed) JSON
 HLO_TEXT_FACTOR = 4  # bytes of memory per byte of HLO text: the text and its parse
+HLO_PROTO_FACTOR = 24  # bytes of memory per byte of a serialized HLO module: jaxlib's copy, its text, our parse
 GZIP_RATIO = 10  # bytes of JSON per byte of gzip, at least (20 on the bench's perfetto trace)
 
 
@@ -51,7 +53,7 @@ def available_memory(meminfo: str = "/proc/meminfo", cgroup: str = "/sys/fs/cgro
 
 
 def check_room(files: list[Path], need: int) -> None:
-    """InputError if opening these files (an HLO text, or one profile's files) needs `need`
+    """InputError if opening these files (an HLO text or proto, or one profile's files) needs `need`
     bytes of memory (worked out with the factors above) and less is free."""
     free = available_memory()
     if free is not None and need > free:
