@@ -894,11 +894,13 @@ def test_free_memory_is_the_kernels_or_a_containers_if_less(tmp_path):
 
 def test_a_json_trace_with_a_byte_order_mark_loads(tmp_path, runs, jtrace):
     """Windows tools write UTF-8's byte order mark first; browsers' trace viewers skip it, and
-    so do we: the real profile's JSON with one, plain and gzipped, loads whole, args included."""
+    so do we: the real profile's JSON with one, plain, gzipped or under a name that does not say
+    JSON, loads whole, args included."""
     text = gzip.decompress((runs[-1] / "perfetto_trace.json.gz").read_bytes())
     (tmp_path / "bom.json").write_bytes(b"\xef\xbb\xbf" + text)
     (tmp_path / "bom.json.gz").write_bytes(gzip.compress(b"\xef\xbb\xbf" + text))
-    for name in ("bom.json", "bom.json.gz"):
+    (tmp_path / "bom.trace").write_bytes(b"\xef\xbb\xbf" + text)  # an odd name: told JSON by its first bytes
+    for name in ("bom.json", "bom.json.gz", "bom.trace"):
         trace = load_trace(tmp_path / name)
         assert trace.event_count == jtrace.event_count and len(trace.tracks) == len(jtrace.tracks)
         with_args = [(k, i) for k, t in enumerate(jtrace.tracks) for i in range(t.count) if t.event_args(i)][:20]

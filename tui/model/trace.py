@@ -15,6 +15,7 @@ import os
 import re
 import sys
 import threading
+from codecs import BOM_UTF8
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -618,7 +619,8 @@ _XPLANE = ".xplane.pb"
 
 
 def _is_json(path: Path) -> bool:
-    """Chrome JSON by name, else (for an odd name) by its first bytes: gzip or `{`/`[`."""
+    """Chrome JSON by name, else (for an odd name) by its first bytes: gzip or `{`/`[` (after any
+    byte order mark and blanks)."""
     if path.name.endswith((".json", ".json.gz")):
         return True
     if path.name.endswith(".pb"):
@@ -628,7 +630,7 @@ def _is_json(path: Path) -> bool:
             head = file.read(64)
     except OSError:
         return False
-    return head[:2] == b"\x1f\x8b" or head.lstrip()[:1] in (b"{", b"[")
+    return head[:2] == b"\x1f\x8b" or head.removeprefix(BOM_UTF8).lstrip()[:1] in (b"{", b"[")
 
 
 def _profile_files(run: Path) -> list[Path]:
