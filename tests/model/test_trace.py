@@ -905,3 +905,42 @@ def test_a_json_trace_with_a_byte_order_mark_loads(tmp_path, runs, jtrace):
         assert trace.event_count == jtrace.event_count and len(trace.tracks) == len(jtrace.tracks)
         with_args = [(k, i) for k, t in enumerate(jtrace.tracks) for i in range(t.count) if t.event_args(i)][:20]
         assert with_args and all(trace.tracks[k].event_args(i) == jtrace.tracks[k].event_args(i) for k, i in with_args)
+
+
+def test_a_counter_over_a_stretch_of_time_is_what_its_samples_held():
+    """The H100 scan fixture's allocator bytes: the value at a time is the last sample at or
+    before it; over a stretch, the first and last value, least, most, mean (weighted by how long
+    each value held) and the samples in it are those of a walk over the samples, for stretches
+    before the first sample, inside, and running past the last."""
+    from conftest import FIXTURES
+
+    trace = load_trace(FIXTURES / "gpu_scan" / "gpu_scan.xplane.pb")
+    counter = max(trace.counters, key=lambda c: len(c.time_ns))
+    times, values = counter.time_ns.tolist(), counter.value.tolist()
+    assert len(times) > 100 and len(set(values)) > 10
+
+    def walk(t0: int, t1: int):
+        held = []  # (value, from, to) of each value in force inside [t0, t1]
+        for k, (t, v) in enumerate(zip(times, values)):
+            after = times[k + 1] if k + 1 < len(times) else float("inf")
+            if t <= t1 and after > t0:
+                held.append((v, max(t, t0), min(after, t1)))
+        if not held:
+            return None
+        mean = sum(v * (b - a) for v, a, b in held) / sum(b - a for _, a, b in held)
+        return held[0][0], held[-1][0], min(v for v, _, _ in held), max(v for v, _, _ in held), mean, \
+            sum(t0 < t <= t1 for t in times)
+
+    stretches = [(times[0] - 10_000, times[0] - 1), (times[10] - 5, times[200] + 3), (times[0] - 10_000, times[50]),
+                 (times[-3] + 1, times[-1] + 10**6), (times[300], times[301])]
+    for t0, t1 in stretches:
+        expected, span = walk(t0, t1), counter.over(t0, t1)
+        if expected is None:
+            assert span is None
+            continue
+        assert span[:4] == expected[:4] and span.samples == expected[5]
+        assert span.mean == pytest.approx(expected[4], rel=1e-12)
+    assert counter.value_at(times[0] - 1) is None
+    for k in (0, 7, 300, len(times) - 1):
+        last = max(i for i, t in enumerate(times) if t <= times[k])
+        assert counter.value_at(times[k]) == values[last] and counter.value_at(times[k] + 0.5) == values[last]

@@ -13,6 +13,7 @@ from tui.model.explain import si
 from tui.app import XlaTuiApp
 from tui.model.cost import op_cost
 from tui.model.links import occurrences, top_ops
+from tui.model.shapes import human_bytes
 from tui.model.timescale import MIN_NS_PER_CELL
 from tui.screens.details import DetailsScreen
 from tui.screens.timeline import TimelineScreen
@@ -837,6 +838,43 @@ async def test_shift_p_on_a_row_pins_its_track_above_every_group():
         await move_to_row(pilot, view, 0)
         await pilot.press("P")
         assert view.rows == every and view.pinned_rows == [] and view.cursor_row == 0
+
+
+async def test_a_counter_under_the_cursor_is_summed_up_as_perfetto_sums_one_up():
+    """On an allocator's counter row the panel gives its value at the cursor, and over the window
+    in view its first and last value, least, most and time-weighted mean (as Perfetto's area
+    selection gives a counter's), and its highest; they follow a pan, and a marked range gets
+    its own line."""
+    app = XlaTuiApp(FIXTURES / "gpu_scan")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace, panel = view.trace, app.screen.panel
+        row = max((r for r in view.rows if r.kind == "counter"), key=lambda r: len(trace.counters[r.index].time_ns))
+        counter = trace.counters[row.index]
+        await move_to_row(pilot, view, view.rows.index(row))
+        top = int(np.argmax(counter.value))
+        peak_ns = int(counter.time_ns[top])
+        view.set_window(view.window.fit(peak_ns - 2_000_000, peak_ns + 2_000_000))  # the busiest stretch
+        await pilot.pause()
+
+        def shown() -> dict[str, str]:
+            return {key: value for key, value, _ in panel.details}
+
+        def summed(t0, t1) -> str:
+            span = counter.over(t0, t1)
+            return f"least {human_bytes(span.least)}, most {human_bytes(span.most)}, mean {human_bytes(span.mean)}"
+
+        assert shown()["counter"].endswith(f"{counter.name}: {len(counter.time_ns):,} samples")
+        assert shown()["at the cursor"].startswith(human_bytes(counter.value_at(view.cursor_time)))
+        assert summed(view.window.t0, view.window.t1) in shown()["in view"]
+        assert shown()["highest"].startswith(f"{human_bytes(float(counter.value[top]))} at ")
+        assert "at the cursor" in screen_text(app) and "time-weighted" in screen_text(app)
+        before = shown()["in view"]
+        await pilot.press("d", "d")
+        assert shown()["in view"] != before and summed(view.window.t0, view.window.t1) in shown()["in view"]
+        await pilot.press("shift+right", "shift+right")
+        await pilot.press("up", "down")  # the range's table showed: back on the counter's row
+        assert view.marked is not None and summed(*view.marked) in shown()["marked range"]
 
 
 async def test_a_lower_lane_scrolled_to_the_top_names_its_track():

@@ -336,6 +336,38 @@ class CounterTrack:
         lo = max(int(np.searchsorted(self.time_ns, t0_ns, side="right")) - 1, 0)
         return slice(lo, int(np.searchsorted(self.time_ns, t1_ns, side="right")))
 
+    def value_at(self, t_ns: float) -> float | None:
+        """The value in force at `t_ns` (a sample holds until the next); None before the first."""
+        k = int(np.searchsorted(self.time_ns, t_ns, side="right")) - 1
+        return float(self.value[k]) if k >= 0 else None
+
+    def over(self, t0_ns: float, t1_ns: float) -> CounterSpan | None:
+        """The counter over [t0, t1], as Perfetto's area selection sums a counter up: from its
+        first sample on (None if it has none by t1)."""
+        first = max(int(np.searchsorted(self.time_ns, t0_ns, side="right")) - 1, 0)
+        end = int(np.searchsorted(self.time_ns, t1_ns, side="right"))
+        if end <= first:
+            return None
+        times, values = self.time_ns[first:end], self.value[first:end].astype(np.float64)
+        begins = np.maximum(times, t0_ns)
+        held = np.diff(np.append(begins, max(t1_ns, begins[-1])))  # how long each value held inside
+        weight = float(held.sum())
+        mean = float((values * held).sum() / weight) if weight > 0 else float(values[-1])
+        inside = end - int(np.searchsorted(self.time_ns, t0_ns, side="right"))
+        return CounterSpan(float(values[0]), float(values[-1]), float(values.min()), float(values.max()), mean, inside)
+
+
+class CounterSpan(NamedTuple):
+    """A counter over a stretch of time: the value in force at its start and at its end, the
+    least and most it held, its mean weighted by how long each value held, and the samples in it."""
+
+    first: float
+    last: float
+    least: float
+    most: float
+    mean: float
+    samples: int
+
 
 @dataclass
 class Device:

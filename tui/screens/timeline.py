@@ -9,6 +9,8 @@ search box exists only while open): Textual's cost per keypress grows with their
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 from rich.style import Style
 from rich.text import Text
@@ -82,6 +84,7 @@ class TimelineScreen(WorkspaceScreen):
         self.view.cursor_moved = self._cursor_moved
         self.view.chosen = self._event_chosen
         self.view.range_marked = self._range_marked
+        self.view.window_moved = self._window_moved
         self.panel = TracePanel(id="timeline-panel")
         self.panel.name_chosen = self._name_chosen
 
@@ -208,10 +211,46 @@ class TimelineScreen(WorkspaceScreen):
     # -- the event under the cursor ---------------------------------------------------------------
     def _cursor_moved(self, track: int, event: int | None) -> None:
         self.panel.show_info(self._cursor_line())
+        row = self.view.current_row
         if event is not None:
             self._show_event(track, event, None, None)
-        elif (row := self.view.current_row) is not None and row.kind == "instants":
+        elif row is not None and row.kind == "instants":
             self._show_instants(row.index)
+        elif row is not None and row.kind == "counter":
+            self._show_counter(row.index)
+
+    def _window_moved(self) -> None:
+        row = self.view.current_row
+        if row is not None and row.kind == "counter":
+            self._show_counter(row.index)
+
+    def _show_counter(self, index: int) -> None:
+        """A counter under the cursor, as Perfetto sums one up: its value at the cursor (the ruler's mark) and,
+        over the window in view (and a marked range), its first and last value, least, most and
+        time-weighted mean; over the whole trace, its highest and when."""
+        trace, view = self.trace, self.view
+        counter, origin = trace.counters[index], trace.span[0]
+        show = _counter_format(counter.name)
+        details = [("counter", f"{counter.group} / {counter.name}: {len(counter.time_ns):,} samples", BOLD)]
+        if not len(counter.value):
+            self.panel.show_details(details)
+            return
+        at = view.cursor_time
+        now = counter.value_at(at)
+        before = f"none yet: its first sample is at {format_ns(int(counter.time_ns[0]) - origin, 6)}"
+        details.append(("at the cursor", f"{show(now) if now is not None else before} (at {format_ns(at - origin, 6)})", None))
+        stretches = [("in view", view.window.t0, view.window.t1)]
+        if view.marked is not None:
+            stretches.append(("marked range", *view.marked))
+        for label, t0, t1 in stretches:
+            span = counter.over(t0, t1)
+            details.append((label, before if span is None else
+                            f"{show(span.first)} → {show(span.last)} ({show(span.last - span.first, sign=True)}); least "
+                            f"{show(span.least)}, most {show(span.most)}, mean {show(span.mean)} (time-weighted); "
+                            f"{span.samples:,} samples", None))
+        top = int(np.argmax(counter.value))
+        details.append(("highest", f"{show(float(counter.value[top]))} at {format_ns(int(counter.time_ns[top]) - origin, 6)}", None))
+        self.panel.show_details(details)
 
     def _show_instants(self, track_index: int) -> None:
         """The instant events of a track that are in view, in time order."""
@@ -771,6 +810,18 @@ class TimelineScreen(WorkspaceScreen):
         self._searched = None
         self.view.focus()
         self.view.action_match(1)
+
+
+def _counter_format(name: str) -> Callable[..., str]:
+    """How a counter's values read: in KiB/MiB/GiB where its name says bytes (allocator stats),
+    else as numbers; `sign=True` for a change."""
+    in_bytes = "byte" in name.lower()
+
+    def show(value: float, sign: bool = False) -> str:
+        text = human_bytes(abs(value)) if in_bytes else f"{abs(value):,.6g}"
+        return ("+" if value >= 0 else "-") + text if sign else ("-" if value < 0 else "") + text
+
+    return show
 
 
 def _tracks(trace: Trace) -> str:

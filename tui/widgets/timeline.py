@@ -142,6 +142,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.cursor_moved: Callable[[int, int | None], None] = lambda track, event: None
         self.chosen: Callable[[int, int], None] = lambda track, event: None
         self.range_marked: Callable[[tuple[int, int] | None], None] = lambda time_range: None
+        self.window_moved: Callable[[], None] = lambda: None
         self._drag_from: float | None = None
         self._dragged = False
 
@@ -316,6 +317,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
             window, self._picture = found
         self.window = window
         self._refresh_changed(*shown)
+        self.window_moved()
 
     def _refresh_changed(self, lines: dict[int, Strip], ruler: Strip | None, steps_line: Strip | None) -> None:
         """After a new window: paint its visible lines now and repaint only those that are not
@@ -416,6 +418,11 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
             self.scroll_to(y=row - fixed, animate=False, immediate=True)
         elif row >= fixed + top + height:
             self.scroll_to(y=row - fixed - height + 1, animate=False, immediate=True)
+
+    @property
+    def cursor_time(self) -> float:
+        """The time the ruler marks: W/S zoom about it."""
+        return self._zoom_centre()
 
     def _zoom_centre(self) -> float:
         cursor = self.cursor
