@@ -844,7 +844,7 @@ async def test_a_counter_under_the_cursor_is_summed_up_as_perfetto_sums_one_up()
     """On an allocator's counter row the panel gives its value at the cursor, and over the window
     in view its first and last value, least, most and time-weighted mean (as Perfetto's area
     selection gives a counter's), and its highest; they follow a pan, and a marked range gets
-    its own line."""
+    its own line. On a row with no event under the cursor they give way to what was loaded."""
     app = XlaTuiApp(FIXTURES / "gpu_scan")
     async with app.run_test(size=SIZE) as pilot:
         view = await open_timeline(pilot)
@@ -875,6 +875,9 @@ async def test_a_counter_under_the_cursor_is_summed_up_as_perfetto_sums_one_up()
         await pilot.press("shift+right", "shift+right")
         await pilot.press("up", "down")  # the range's table showed: back on the counter's row
         assert view.marked is not None and summed(*view.marked) in shown()["marked range"]
+        await pilot.press("escape")  # the range let go
+        await move_to_row(pilot, view, 0)  # a group's head: no event, no counter: what was loaded, not the counter
+        assert view.current_row.kind == "group" and "counter" not in shown() and shown()["profile"]
 
 
 async def test_a_lower_lane_scrolled_to_the_top_names_its_track():

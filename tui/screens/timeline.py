@@ -218,6 +218,8 @@ class TimelineScreen(WorkspaceScreen):
             self._show_instants(row.index)
         elif row is not None and row.kind == "counter":
             self._show_counter(row.index)
+        elif self.panel.details and not self.panel.showing_table:  # not the last row's event or counter: what was loaded
+            self._show_trace_facts()
 
     def _window_moved(self) -> None:
         row = self.view.current_row
