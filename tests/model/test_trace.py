@@ -944,3 +944,23 @@ def test_a_counter_over_a_stretch_of_time_is_what_its_samples_held():
     for k in (0, 7, 300, len(times) - 1):
         last = max(i for i, t in enumerate(times) if t <= times[k])
         assert counter.value_at(times[k]) == values[last] and counter.value_at(times[k] + 0.5) == values[last]
+
+
+def test_a_counter_steps_where_its_value_changes():
+    """Left/right on a counter's row go to where it steps: the first sample after a time whose
+    value differs from its predecessor's (or the first sample), or the last such before it. The
+    H100 scan fixture's allocators: bytes allocated change at every sample, bytes reserved stay
+    0 (a step from the first sample finds no other)."""
+    from conftest import FIXTURES
+
+    trace = load_trace(FIXTURES / "gpu_scan" / "gpu_scan.xplane.pb")
+    repeating = 0
+    for counter in trace.counters:
+        times, values = counter.time_ns.tolist(), counter.value.tolist()
+        changes = [t for j, t in enumerate(times) if j == 0 or values[j] != values[j - 1]]
+        repeating += len(changes) < len(times)
+        for t in [times[0] - 5, *times[::7], times[-1], times[-1] + 5, (times[0] + times[-1]) / 2]:
+            later, earlier = [c for c in changes if c > t], [c for c in changes if c < t]
+            assert counter.next_change(t, 1) == (later[0] if later else None)
+            assert counter.next_change(t, -1) == (earlier[-1] if earlier else None)
+    assert repeating and repeating < len(trace.counters)

@@ -841,10 +841,11 @@ async def test_shift_p_on_a_row_pins_its_track_above_every_group():
 
 
 async def test_a_counter_under_the_cursor_is_summed_up_as_perfetto_sums_one_up():
-    """On an allocator's counter row the panel gives its value at the cursor, and over the window
-    in view its first and last value, least, most and time-weighted mean (as Perfetto's area
-    selection gives a counter's), and its highest; they follow a pan, and a marked range gets
-    its own line. On a row with no event under the cursor they give way to what was loaded."""
+    """On an allocator's counter row the panel gives its value at the cursor (left/right step to
+    its changes), and over the window in view its first and last value, least, most and
+    time-weighted mean (as Perfetto's area selection gives a counter's), and its highest; they
+    follow a pan, and a marked range gets its own line. On a row with no event under the cursor
+    they give way to what was loaded."""
     app = XlaTuiApp(FIXTURES / "gpu_scan")
     async with app.run_test(size=SIZE) as pilot:
         view = await open_timeline(pilot)
@@ -869,6 +870,14 @@ async def test_a_counter_under_the_cursor_is_summed_up_as_perfetto_sums_one_up()
         assert summed(view.window.t0, view.window.t1) in shown()["in view"]
         assert shown()["highest"].startswith(f"{human_bytes(float(counter.value[top]))} at ")
         assert "at the cursor" in screen_text(app) and "time-weighted" in screen_text(app)
+        start = view.cursor_time
+        steps = [counter.next_change(start, 1)]
+        steps.append(counter.next_change(steps[0], 1))
+        await pilot.press("right", "right")  # to the counter's next two changes
+        assert view.cursor_time == steps[1] and view.current_row == row
+        assert shown()["at the cursor"].startswith(f"{human_bytes(counter.value_at(steps[1]))}, set at ")
+        await pilot.press("left")
+        assert view.cursor_time == steps[0] and shown()["at the cursor"].startswith(human_bytes(counter.value_at(steps[0])))
         before = shown()["in view"]
         await pilot.press("d", "d")
         assert shown()["in view"] != before and summed(view.window.t0, view.window.t1) in shown()["in view"]

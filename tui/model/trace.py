@@ -336,10 +336,29 @@ class CounterTrack:
         lo = max(int(np.searchsorted(self.time_ns, t0_ns, side="right")) - 1, 0)
         return slice(lo, int(np.searchsorted(self.time_ns, t1_ns, side="right")))
 
-    def value_at(self, t_ns: float) -> float | None:
-        """The value in force at `t_ns` (a sample holds until the next); None before the first."""
+    def sample_at(self, t_ns: float) -> int | None:
+        """The sample in force at `t_ns` (one holds until the next); None before the first."""
         k = int(np.searchsorted(self.time_ns, t_ns, side="right")) - 1
-        return float(self.value[k]) if k >= 0 else None
+        return k if k >= 0 else None
+
+    def value_at(self, t_ns: float) -> float | None:
+        k = self.sample_at(t_ns)
+        return float(self.value[k]) if k is not None else None
+
+    def next_change(self, t_ns: float, direction: int) -> int | None:
+        """Where the counter steps: the time of the first sample after `t_ns` that changes the
+        value (direction 1), or of the last one before it (-1); None if there is none."""
+        time, value = self.time_ns, self.value
+        if direction > 0:
+            k = int(np.searchsorted(time, t_ns, side="right"))
+            held = self.value_at(t_ns)
+            later = np.flatnonzero(value[k:] != held) if held is not None else np.arange(len(time) - k)
+            return int(time[k + later[0]]) if len(later) else None
+        k = int(np.searchsorted(time, t_ns, side="left")) - 1  # the last sample before t_ns
+        if k < 0:
+            return None
+        changes = np.flatnonzero(value[1:k + 1] != value[:k])  # sample j + 1 changed the value
+        return int(time[changes[-1] + 1]) if len(changes) else int(time[0])
 
     def over(self, t0_ns: float, t1_ns: float) -> CounterSpan | None:
         """The counter over [t0, t1], as Perfetto's area selection sums a counter up: from its

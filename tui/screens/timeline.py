@@ -227,9 +227,10 @@ class TimelineScreen(WorkspaceScreen):
             self._show_counter(row.index)
 
     def _show_counter(self, index: int) -> None:
-        """A counter under the cursor, as Perfetto sums one up: its value at the cursor (the ruler's mark) and,
-        over the window in view (and a marked range), its first and last value, least, most and
-        time-weighted mean; over the whole trace, its highest and when."""
+        """A counter under the cursor, as Perfetto sums one up: the sample in force at the cursor
+        (the ruler's mark; left/right step to the counter's changes) and, over the window in view
+        (and a marked range), its first and last value, least, most and time-weighted mean; over
+        the whole trace, its highest and when."""
         trace, view = self.trace, self.view
         counter, origin = trace.counters[index], trace.span[0]
         show = _counter_format(counter.name)
@@ -237,10 +238,15 @@ class TimelineScreen(WorkspaceScreen):
         if not len(counter.value):
             self.panel.show_details(details)
             return
-        at = view.cursor_time
-        now = counter.value_at(at)
-        before = f"none yet: its first sample is at {format_ns(int(counter.time_ns[0]) - origin, 6)}"
-        details.append(("at the cursor", f"{show(now) if now is not None else before} (at {format_ns(at - origin, 6)})", None))
+        at, times, values = view.cursor_time, counter.time_ns, counter.value
+        k = counter.sample_at(at)
+        before = f"none yet: its first sample is at {format_ns(int(times[0]) - origin, 6)}"
+        now = before if k is None else f"{show(float(values[k]))}, set at {format_ns(int(times[k]) - origin, 6)} by sample {k + 1:,}"
+        if k is not None:
+            now += f" ({show(float(values[k] - values[k - 1]), sign=True)})" if k else " (the first)"
+            change = counter.next_change(float(times[k]), 1)
+            now += f", held {format_ns(change - int(times[k]), 4)}" if change is not None else ", held to the end"
+        details.append(("at the cursor", f"{now} (cursor at {format_ns(at - origin, 6)}; ←/→ its changes)", None))
         stretches = [("in view", view.window.t0, view.window.t1)]
         if view.marked is not None:
             stretches.append(("marked range", *view.marked))

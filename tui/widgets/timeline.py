@@ -81,8 +81,8 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         Binding("d", f"pan({PAN_STEP})", "Pan right"),
         Binding("A,shift+a", f"pan({-BIG_PAN_STEP})", "Pan left more", show=False),
         Binding("D,shift+d", f"pan({BIG_PAN_STEP})", "Pan right more", show=False),
-        Binding("left", "step(-1)", "Previous event", show=False),
-        Binding("right", "step(1)", "Next event", show=False),
+        Binding("left", "step(-1)", "Previous event (on a counter: its last change)", show=False),
+        Binding("right", "step(1)", "Next event (on a counter: its next change)", show=False),
         Binding("up", "row(-1)", "Row up", show=False),
         Binding("down", "row(1)", "Row down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
@@ -452,7 +452,11 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
 
     def action_step(self, direction: int) -> None:
         """The previous/next event on the cursor's row (from the cursor time if none yet); on a
-        row without events, a small pan."""
+        counter's row, its previous/next change; on a row without events, a small pan."""
+        row = self._row(self.cursor_row)
+        if row is not None and row.kind == "counter":
+            self._step_counter(self.trace.counters[row.index], direction)
+            return
         if not self._on_events():
             self.action_pan(direction * PAN_STEP / 2)
             return
@@ -463,6 +467,20 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self._move_cursor(self.cursor_row, event)
         self.set_window(self.window.reveal(start, end))
         self._held.pressed(("step", direction), lambda: self._paint_step_ahead(direction))
+
+    def _step_counter(self, counter, direction: int) -> None:
+        """Put the cursor time where the counter next steps (or last stepped), as the arrows step
+        through a track's events."""
+        at = counter.next_change(self.cursor_time, direction)
+        if at is None:
+            return
+        self.cursor_ns = float(at)
+        target = self.window.reveal(at, at)
+        if target == self.window:  # the cursor time moved, not the window
+            self._repaint_ruler()
+            self.window_moved()
+        else:
+            self.set_window(target)
 
     def _on_events(self) -> bool:
         """Whether the cursor is on a row of a decoded track's events."""
