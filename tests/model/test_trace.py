@@ -948,9 +948,10 @@ def test_a_counter_over_a_stretch_of_time_is_what_its_samples_held():
 
 def test_a_counter_steps_where_its_value_changes():
     """Left/right on a counter's row go to where it steps: the first sample after a time whose
-    value differs from its predecessor's (or the first sample), or the last such before it. The
-    H100 scan fixture's allocators: bytes allocated change at every sample, bytes reserved stay
-    0 (a step from the first sample finds no other)."""
+    value differs from its predecessor's (or the first sample), or the last such before it; the
+    value in force at a time was set by the last such at or before it. The H100 scan fixture's
+    allocators: bytes allocated change at every sample, bytes reserved stay 0 (a step from the
+    first sample finds no other)."""
     from conftest import FIXTURES
 
     trace = load_trace(FIXTURES / "gpu_scan" / "gpu_scan.xplane.pb")
@@ -963,4 +964,8 @@ def test_a_counter_steps_where_its_value_changes():
             later, earlier = [c for c in changes if c > t], [c for c in changes if c < t]
             assert counter.next_change(t, 1) == (later[0] if later else None)
             assert counter.next_change(t, -1) == (earlier[-1] if earlier else None)
+        for k in range(0, len(times), 5):  # the sample that set the value in force there
+            setter = max(j for j, t in enumerate(times) if t <= times[k] and (j == 0 or values[j] != values[j - 1]))
+            assert counter.set_by(times[k]) == setter
+        assert counter.set_by(times[0] - 1) is None
     assert repeating and repeating < len(trace.counters)

@@ -875,7 +875,7 @@ async def test_a_counter_under_the_cursor_is_summed_up_as_perfetto_sums_one_up()
         steps.append(counter.next_change(steps[0], 1))
         await pilot.press("right", "right")  # to the counter's next two changes
         assert view.cursor_time == steps[1] and view.current_row == row
-        assert shown()["at the cursor"].startswith(f"{human_bytes(counter.value_at(steps[1]))}, set at ")
+        assert shown()["at the cursor"].startswith(f"{human_bytes(counter.value_at(steps[1]))} since ")
         await pilot.press("left")
         assert view.cursor_time == steps[0] and shown()["at the cursor"].startswith(human_bytes(counter.value_at(steps[0])))
         before = shown()["in view"]

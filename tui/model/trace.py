@@ -18,6 +18,7 @@ import threading
 from codecs import BOM_UTF8
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 
@@ -345,20 +346,30 @@ class CounterTrack:
         k = self.sample_at(t_ns)
         return float(self.value[k]) if k is not None else None
 
-    def next_change(self, t_ns: float, direction: int) -> int | None:
-        """Where the counter steps: the time of the first sample after `t_ns` that changes the
-        value (direction 1), or of the last one before it (-1); None if there is none."""
-        time, value = self.time_ns, self.value
-        if direction > 0:
-            k = int(np.searchsorted(time, t_ns, side="right"))
-            held = self.value_at(t_ns)
-            later = np.flatnonzero(value[k:] != held) if held is not None else np.arange(len(time) - k)
-            return int(time[k + later[0]]) if len(later) else None
-        k = int(np.searchsorted(time, t_ns, side="left")) - 1  # the last sample before t_ns
-        if k < 0:
+    @cached_property
+    def changes(self) -> tuple[np.ndarray, np.ndarray]:
+        """The samples that change the value (the first one included), and their times."""
+        changed = np.flatnonzero(np.concatenate(([True], self.value[1:] != self.value[:-1]))) if len(self.value) else \
+            np.zeros(0, np.int64)
+        return changed, self.time_ns[changed]
+
+    def set_by(self, t_ns: float) -> int | None:
+        """The sample that set the value in force at `t_ns` (later ones may repeat it)."""
+        k = self.sample_at(t_ns)
+        if k is None:
             return None
-        changes = np.flatnonzero(value[1:k + 1] != value[:k])  # sample j + 1 changed the value
-        return int(time[changes[-1] + 1]) if len(changes) else int(time[0])
+        changed, _ = self.changes
+        return int(changed[np.searchsorted(changed, k, side="right") - 1])
+
+    def next_change(self, t_ns: float, direction: int) -> int | None:
+        """Where the counter steps: the time of the first change after `t_ns` (direction 1), or
+        of the last one before it (-1); None if there is none."""
+        _, times = self.changes
+        if direction > 0:
+            j = int(np.searchsorted(times, t_ns, side="right"))
+            return int(times[j]) if j < len(times) else None
+        j = int(np.searchsorted(times, t_ns, side="left")) - 1
+        return int(times[j]) if j >= 0 else None
 
     def over(self, t0_ns: float, t1_ns: float) -> CounterSpan | None:
         """The counter over [t0, t1], as Perfetto's area selection sums a counter up: from its

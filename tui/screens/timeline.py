@@ -239,11 +239,11 @@ class TimelineScreen(WorkspaceScreen):
             self.panel.show_details(details)
             return
         at, times, values = view.cursor_time, counter.time_ns, counter.value
-        k = counter.sample_at(at)
+        k = counter.set_by(at)
         before = f"none yet: its first sample is at {format_ns(int(times[0]) - origin, 6)}"
-        now = before if k is None else f"{show(float(values[k]))}, set at {format_ns(int(times[k]) - origin, 6)} by sample {k + 1:,}"
+        now = before if k is None else f"{show(float(values[k]))} since {format_ns(int(times[k]) - origin, 6)}"
         if k is not None:
-            now += f" ({show(float(values[k] - values[k - 1]), sign=True)})" if k else " (the first)"
+            now += f" ({show(float(values[k] - values[k - 1]), sign=True)} at sample {k + 1:,})" if k else " (the first sample)"
             change = counter.next_change(float(times[k]), 1)
             now += f", held {format_ns(change - int(times[k]), 4)}" if change is not None else ", held to the end"
         details.append(("at the cursor", f"{now} (cursor at {format_ns(at - origin, 6)}; ←/→ its changes)", None))
