@@ -246,7 +246,7 @@ class TimelineScreen(WorkspaceScreen):
             now += f" ({show(float(values[k] - values[k - 1]), sign=True)} at sample {k + 1:,})" if k else " (the first sample)"
             change = counter.next_change(float(times[k]), 1)
             now += f", held {format_ns(change - int(times[k]), 4)}" if change is not None else ", held to the end"
-        details.append(("at the cursor", f"{now} (cursor at {format_ns(at - origin, 6)}; ←/→ its changes)", None))
+        details.append(("at the cursor", f"{now} (cursor at {format_ns(at - origin, 6)})", None))
         stretches = [("in view", view.window.t0, view.window.t1)]
         if view.marked is not None:
             stretches.append(("marked range", *view.marked))
