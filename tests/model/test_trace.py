@@ -908,7 +908,7 @@ def test_a_json_trace_with_a_byte_order_mark_loads(tmp_path, runs, jtrace):
 
 
 def test_a_counter_over_a_stretch_of_time_is_what_its_samples_held():
-    """The H100 scan fixture's allocator bytes: the value at a time is the last sample at or
+    """The H100 scan fixture's allocator bytes: the sample in force at a time is the last at or
     before it; over a stretch, the first and last value, least, most, mean (weighted by how long
     each value held) and the samples in it are those of a walk over the samples, for stretches
     before the first sample, inside, and running past the last."""
@@ -940,10 +940,10 @@ def test_a_counter_over_a_stretch_of_time_is_what_its_samples_held():
             continue
         assert span[:4] == expected[:4] and span.samples == expected[5]
         assert span.mean == pytest.approx(expected[4], rel=1e-12)
-    assert counter.value_at(times[0] - 1) is None
+    assert counter.sample_at(times[0] - 1) is None
     for k in (0, 7, 300, len(times) - 1):
         last = max(i for i, t in enumerate(times) if t <= times[k])
-        assert counter.value_at(times[k]) == values[last] and counter.value_at(times[k] + 0.5) == values[last]
+        assert counter.sample_at(times[k]) == last and counter.sample_at(times[k] + 0.5) == last
 
 
 def test_a_counter_steps_where_its_value_changes():

@@ -861,12 +861,15 @@ async def test_a_counter_under_the_cursor_is_summed_up_as_perfetto_sums_one_up()
         def shown() -> dict[str, str]:
             return {key: value for key, value, _ in panel.details}
 
+        def held(t) -> float:
+            return float(counter.value[counter.sample_at(t)])
+
         def summed(t0, t1) -> str:
             span = counter.over(t0, t1)
             return f"least {human_bytes(span.least)}, most {human_bytes(span.most)}, mean {human_bytes(span.mean)}"
 
         assert shown()["counter"].endswith(f"{counter.name}: {len(counter.time_ns):,} samples")
-        assert shown()["at the cursor"].startswith(human_bytes(counter.value_at(view.cursor_time)))
+        assert shown()["at the cursor"].startswith(human_bytes(held(view.cursor_time)))
         assert summed(view.window.t0, view.window.t1) in shown()["in view"]
         assert shown()["highest"].startswith(f"{human_bytes(float(counter.value[top]))} at ")
         assert "at the cursor" in screen_text(app) and "time-weighted" in screen_text(app)
@@ -875,9 +878,9 @@ async def test_a_counter_under_the_cursor_is_summed_up_as_perfetto_sums_one_up()
         steps.append(counter.next_change(steps[0], 1))
         await pilot.press("right", "right")  # to the counter's next two changes
         assert view.cursor_time == steps[1] and view.current_row == row
-        assert shown()["at the cursor"].startswith(f"{human_bytes(counter.value_at(steps[1]))} since ")
+        assert shown()["at the cursor"].startswith(f"{human_bytes(held(steps[1]))} since ")
         await pilot.press("left")
-        assert view.cursor_time == steps[0] and shown()["at the cursor"].startswith(human_bytes(counter.value_at(steps[0])))
+        assert view.cursor_time == steps[0] and shown()["at the cursor"].startswith(human_bytes(held(steps[0])))
         before = shown()["in view"]
         await pilot.press("d", "d")
         assert shown()["in view"] != before and summed(view.window.t0, view.window.t1) in shown()["in view"]

@@ -342,10 +342,6 @@ class CounterTrack:
         k = int(np.searchsorted(self.time_ns, t_ns, side="right")) - 1
         return k if k >= 0 else None
 
-    def value_at(self, t_ns: float) -> float | None:
-        k = self.sample_at(t_ns)
-        return float(self.value[k]) if k is not None else None
-
     @cached_property
     def changes(self) -> tuple[np.ndarray, np.ndarray]:
         """The samples that change the value (the first one included), and their times."""
