@@ -370,16 +370,15 @@ class CounterTrack:
     def over(self, t0_ns: float, t1_ns: float) -> CounterSpan | None:
         """The counter over [t0, t1], as Perfetto's area selection sums a counter up: from its
         first sample on (None if it has none by t1)."""
-        first = max(int(np.searchsorted(self.time_ns, t0_ns, side="right")) - 1, 0)
-        end = int(np.searchsorted(self.time_ns, t1_ns, side="right"))
-        if end <= first:
+        shown = self.visible(t0_ns, t1_ns)
+        if shown.stop <= shown.start:
             return None
-        times, values = self.time_ns[first:end], self.value[first:end].astype(np.float64)
+        times, values = self.time_ns[shown], self.value[shown].astype(np.float64)
         begins = np.maximum(times, t0_ns)
         held = np.diff(np.append(begins, max(t1_ns, begins[-1])))  # how long each value held inside
         weight = float(held.sum())
         mean = float((values * held).sum() / weight) if weight > 0 else float(values[-1])
-        inside = end - int(np.searchsorted(self.time_ns, t0_ns, side="right"))
+        inside = shown.stop - int(np.searchsorted(self.time_ns, t0_ns, side="right"))
         return CounterSpan(float(values[0]), float(values[-1]), float(values.min()), float(values.max()), mean, inside)
 
 
