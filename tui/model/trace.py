@@ -345,8 +345,9 @@ class CounterTrack:
     @cached_property
     def changes(self) -> tuple[np.ndarray, np.ndarray]:
         """The samples that change the value (the first one included), and their times."""
-        changed = np.flatnonzero(np.concatenate(([True], self.value[1:] != self.value[:-1]))) if len(self.value) else \
-            np.zeros(0, np.int64)
+        if not len(self.value):
+            return np.zeros(0, np.int64), self.time_ns[:0]
+        changed = np.flatnonzero(np.concatenate(([True], self.value[1:] != self.value[:-1])))
         return changed, self.time_ns[changed]
 
     def set_by(self, t_ns: float) -> int | None:

@@ -256,8 +256,8 @@ class TimelineScreen(WorkspaceScreen):
                             f"{show(span.first)} → {show(span.last)} ({show(span.last - span.first, sign=True)}); least "
                             f"{show(span.least)}, most {show(span.most)}, mean {show(span.mean)} (time-weighted); "
                             f"{span.samples:,} samples", None))
-        top = int(np.argmax(counter.value))
-        details.append(("highest", f"{show(float(counter.value[top]))} at {format_ns(int(counter.time_ns[top]) - origin, 6)}", None))
+        top = int(np.argmax(values))
+        details.append(("highest", f"{show(float(values[top]))} at {format_ns(int(times[top]) - origin, 6)}", None))
         self.panel.show_details(details)
 
     def _show_instants(self, track_index: int) -> None:
