@@ -1771,3 +1771,12 @@ async def test_t_takes_the_op_profile_another_pane_worked_out():
         await settle(pilot)
         fresh = kept_op_profile(app.workspace)
         assert fresh is not None and fresh is not kept and app.screen.panel.rows is fresh.ops
+
+
+def test_a_counters_values_read_as_bytes_only_where_its_name_says_bytes():
+    from tui.screens.timeline import _counter_format
+
+    allocated, depth = _counter_format("GPU_0_bfc bytes_allocated"), _counter_format("queue depth")
+    assert allocated(3 * 2**30) == "3.0 GiB" and allocated(-1024.0, sign=True) == "-1.0 KiB"
+    assert depth(1234567.0) == "1,234,567" and depth(-3.0, sign=True) == "-3" and depth(0.0, sign=True) == "+0"
+    assert depth(0.125) == "0.125" and depth(2.5e-7) == "2.5e-07"

@@ -826,7 +826,8 @@ def _counter_format(name: str) -> Callable[..., str]:
     in_bytes = "byte" in name.lower()
 
     def show(value: float, sign: bool = False) -> str:
-        text = human_bytes(abs(value)) if in_bytes else f"{abs(value):,.6g}"
+        size = abs(value)
+        text = human_bytes(size) if in_bytes else f"{int(size):,}" if size.is_integer() else f"{size:,.6g}"
         return ("+" if value >= 0 else "-") + text if sign else ("-" if value < 0 else "") + text
 
     return show
