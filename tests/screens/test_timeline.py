@@ -1773,6 +1773,56 @@ async def test_t_takes_the_op_profile_another_pane_worked_out():
         assert fresh is not None and fresh is not kept and app.screen.panel.rows is fresh.ops
 
 
+async def test_c_lists_every_counter_over_the_marked_range_and_enter_goes_to_its_row():
+    """`C` sums up every counter over the window in view, or the marked range, a row each (as
+    Perfetto's area selection lists counters); `s` sorts by a column; Enter goes to the
+    counter's row, its group expanded; `C` again closes the table."""
+    app = XlaTuiApp(FIXTURES / "gpu_scan")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace, panel = view.trace, app.screen.panel
+
+        def expected(t0, t1) -> dict[str, list[str]]:
+            out = {}
+            for counter in trace.counters:
+                span = counter.over(t0, t1)
+                if span is not None:
+                    out[f"{counter.group} / {counter.name}"] = [
+                        human_bytes(span.first), human_bytes(span.last),
+                        ("+" if span.last >= span.first else "-") + human_bytes(abs(span.last - span.first)),
+                        human_bytes(span.least), human_bytes(span.most), human_bytes(span.mean), f"{span.samples:,}"]
+            return out
+
+        def table() -> dict[str, list[str]]:
+            lines = panel.plain_text().splitlines()
+            assert lines[1].split("\t") == ["name", "first", "last", "change", "least", "most", "mean", "samples"]
+            return {line.split("\t")[0]: line.split("\t")[1:] for line in lines[2:]}
+
+        await pilot.press("C")
+        assert panel.showing_table and "over the window in view" in panel.title
+        assert table() == expected(view.window.t0, view.window.t1) and len(table()) == len(trace.counters) == 4
+        await pilot.press("C")  # closed
+        assert not panel.showing_table
+        busiest = max(trace.counters, key=lambda c: len(c.time_ns))
+        marked = (float(busiest.time_ns[40]), float(busiest.time_ns[90]))
+        view.mark_range(marked)
+        await settle(pilot)
+        await pilot.press("C")
+        assert "over the marked range" in panel.title and table() == expected(*marked)
+        await pilot.press("s", "s", "s")  # by the change, largest first
+        spans = {c.name: c.over(*marked) for c in trace.counters if c.over(*marked) is not None}
+        assert 0 < len(spans) < len(trace.counters)  # one counter has no sample by the range's end: no row
+        assert panel.sort_by == "change" and sorted(spans, key=lambda name: -(spans[name].last - spans[name].first)) \
+            == [name.split(" / ")[1] for name in table()]
+        view.collapsed.add(busiest.group)
+        view.refresh_rows()
+        names = list(table())
+        await pilot.press(*["down"] * names.index(f"{busiest.group} / {busiest.name}"), "enter")
+        index = trace.counters.index(busiest)
+        assert view.current_row.kind == "counter" and view.current_row.index == index and view.has_focus
+        assert busiest.group not in view.collapsed and panel.details[0][1].endswith(f"{busiest.name}: {len(busiest.time_ns):,} samples")
+
+
 def test_a_counters_values_read_as_bytes_only_where_its_name_says_bytes():
     from tui.screens.timeline import _counter_format
 

@@ -31,7 +31,7 @@ from tui.model.scopes import DEEPEST, name_scope, parting_depth
 from tui.model.shapes import human_bytes
 from tui.model.steps import Step, step_labels, steps as training_steps
 from tui.model.timescale import format_ns
-from tui.model.trace import NameStats, Trace, TraceLanes, Track, return_freed_memory
+from tui.model.trace import CounterSpan, NameStats, Trace, TraceLanes, Track, return_freed_memory
 from tui.model.utilization import DeviceBusy, DeviceTime, busy_text, device_label
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
@@ -71,6 +71,7 @@ class TimelineScreen(WorkspaceScreen):
         Binding("k", "kernel_stats", "GPU kernels", show=False),
         Binding("g", "steps", "Steps: time, devices busy", show=False),
         Binding("R", "roofline", "Roofline chart", show=False),
+        Binding("C", "counters", "Counters over the range (or the view)", show=False),
         Binding("right_square_bracket", "flow(1)", "Follow flow"),
         Binding("left_square_bracket", "flow(-1)", "Flow back", show=False),
         Binding("shift+enter", "match(-1)", "Previous match", show=False),
@@ -106,6 +107,7 @@ class TimelineScreen(WorkspaceScreen):
         self._kernels: KernelStats | None = None  # the GPU kernel table, once worked out
         self._steps: tuple[list[NameStats], list[Step]] | None = None  # the steps table's rows, and its steps
         self._overview: list[Step] | None = None  # the trace's steps, once decoded (the facts' overview lines)
+        self._counters: tuple[list[NameStats], list[int]] | None = None  # the counters table's rows, and their counters
         self._searched: str | None = None
         # No super().on_mount(): Textual calls each class's handler in the MRO itself, the base's
         # after this one (called here too, it ticked twice and heard every change twice).
@@ -122,7 +124,7 @@ class TimelineScreen(WorkspaceScreen):
             self.view.set_op_names(op_names(ws), self.view.kernel_ops)
             return
         self._link, self._ops, self._kernels, self._flows, self._busy = None, None, None, (-1, -1, []), (-1, -1, "")
-        self._scopes = self._scope_depth = self._sources = self._steps = self._overview = None
+        self._scopes = self._scope_depth = self._sources = self._steps = self._overview = self._counters = None
         self._pending = ws.selection
         self.view.set_trace(ws.trace, op_names(ws))
         self._show_trace_facts()
@@ -739,6 +741,47 @@ class TimelineScreen(WorkspaceScreen):
                               f"{format_ns(times[-1], 4)}){busy} (Enter: zoom to a step, then n/N)",
                               rows, notes=notes, notes_title="least busy devices", columns=columns)
 
+    def action_counters(self) -> None:
+        """`C`: every counter over the marked range (else the window in view), a row each, as
+        Perfetto's area selection lists them: the value at its start and end, the change, least,
+        most, time-weighted mean and samples (`s` sorts by each); Enter goes to the counter's row."""
+        trace, view = self.trace, self.view
+        if trace is None:
+            return
+        if self._counters is not None and self.panel.showing_table and self.panel.rows is self._counters[0]:
+            self._show_trace_facts()
+            view.focus()
+            return
+        t0, t1 = view.marked if view.marked is not None else (view.window.t0, view.window.t1)
+        found = [(k, counter, counter.over(t0, t1)) for k, counter in enumerate(trace.counters)]
+        found = [(k, counter, span) for k, counter, span in found if span is not None]
+        rows = [NameStats(f"{counter.group} / {counter.name}", span.samples, 0, 0, 0, 0, 0) for _, counter, span in found]
+        self._counters = rows, [k for k, _, _ in found]
+        self.panel.focus()
+        if not rows:
+            why = "no counters (allocator stats, Chrome `C` events)" if not trace.counters else "no counter has a sample by its end"
+            self.panel.show_table(f" No counters to sum up here: the profile has {why}", rows, columns=[])
+            return
+        shows = [_counter_format(counter.name) for _, counter, _ in found]
+        spans = [span for _, _, span in found]
+
+        def column(title: str, value: Callable[[CounterSpan], float], sign: bool = False) -> Column:
+            return Column(title, lambda i: shows[i](value(spans[i]), sign=sign), lambda i: value(spans[i]))
+
+        columns = [column("first", lambda s: s.first), column("last", lambda s: s.last),
+                   column("change", lambda s: s.last - s.first, sign=True), column("least", lambda s: s.least),
+                   column("most", lambda s: s.most), column("mean", lambda s: s.mean),
+                   Column("samples", lambda i: f"{spans[i].samples:,}", lambda i: spans[i].samples)]
+        where = "the marked range" if view.marked is not None else "the window in view"
+        self.panel.show_table(f" Counters over {where} ({format_ns(t1 - t0, 6)}): {len(rows)} of {len(trace.counters)} "
+                              "(mean: time-weighted; s sorts, Enter goes to its row, C closes)", rows, columns=columns)
+
+    def _counter_chosen(self, name: str) -> None:
+        rows, indices = self._counters
+        index = indices[next(k for k, row in enumerate(rows) if row.name == name)]
+        self.view.focus()
+        self.view.show_counter(index)
+
     def _step_chosen(self, name: str) -> None:
         rows, found = self._steps
         step = found[next(k for k, row in enumerate(rows) if row.name == name)]
@@ -791,6 +834,9 @@ class TimelineScreen(WorkspaceScreen):
             return
         if self._steps is not None and self.panel.rows is self._steps[0]:
             self._step_chosen(name)
+            return
+        if self._counters is not None and self.panel.rows is self._counters[0]:
+            self._counter_chosen(name)
             return
         self._show_runs(name, program)
 

@@ -379,17 +379,26 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
     def show_event(self, track_index: int, event: int) -> None:
         """Put the cursor on an event: expand its group, scroll to its row, pan to show it."""
         track = self.trace.tracks[track_index]
-        row = Row("track", track.group, track_index, int(track.depth[event]))
+        if self._reveal(Row("track", track.group, track_index, int(track.depth[event])), event):
+            self.set_window(self.window.reveal(*track.event_span(event)))
+
+    def show_counter(self, index: int) -> None:
+        """Put the cursor on a counter's row (its group expanded)."""
+        self._reveal(Row("counter", self.trace.counters[index].group, index), None)
+
+    def _reveal(self, row: Row, event: int | None) -> bool:
+        """Expand the row's section (show every row, if a filter hides it), scroll to it and put
+        the cursor there; False if it has no row."""
         section = self.section(row)
         if section in self.collapsed or row not in self.rows:
             self.collapsed.discard(section)
             if self.row_filter and row not in self._layout():
-                self.row_filter = ""  # the event's row is filtered out: show them all again
+                self.row_filter = ""  # the row is filtered out: show them all again
             self.refresh_rows()
         if row not in self.rows:
-            return
+            return False
         self._move_cursor(self.rows.index(row), event)
-        self.set_window(self.window.reveal(*track.event_span(event)))
+        return True
 
     def _move_cursor(self, row: int, event: int | None) -> None:
         old = self.cursor_row
