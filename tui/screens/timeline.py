@@ -1,5 +1,5 @@
-"""Key 4: the profile as a timeline, with the event under the cursor, a marked range's
-aggregate, the whole trace's top XLA ops, and search.
+"""Key 4: the profile as a timeline, with the event (or counter) under the cursor, a marked
+range's aggregate and counters, the whole trace's top XLA ops, and search.
 
 Tracks are decoded in a worker after loading; the timeline draws each one as soon as it is
 ready. Event stats are read, and the event matched to its HLO instruction, in a worker too:
