@@ -1823,6 +1823,39 @@ async def test_c_lists_every_counter_over_the_marked_range_and_enter_goes_to_its
         assert busiest.group not in view.collapsed and panel.details[0][1].endswith(f"{busiest.name}: {len(busiest.time_ns):,} samples")
 
 
+async def test_the_info_line_tells_what_is_under_the_mouse_pointer():
+    """As Perfetto tells what the pointer is over: an event's name, time and track, or the
+    counter's value in force there; off them (the labels' column) and after a zoom, the line
+    is the cursor's again."""
+    app = XlaTuiApp(FIXTURES / "gpu_scan")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace, panel = view.trace, app.screen.panel
+        busiest = max(range(len(trace.counters)), key=lambda k: len(trace.counters[k].time_ns))
+        await move_to_row(pilot, view, next(i for i, row in enumerate(view.rows) if row == Row("counter", "/host:CPU", busiest)))
+        await move_to_row(pilot, view, view.cursor_row - 8)  # rows of events above it in sight too
+        cells = [(x, y) for y in range(view.header_height, view.size.height) for x in range(view.label_width, view.size.width)]
+        under = {cell: view._under(*cell) for cell in cells}
+        event = next(cell for cell, found in under.items() if found and found[0] == "track")
+        counter = next(cell for cell, found in under.items() if found and found[0] == "counter"
+                       and trace.counters[found[1]].value[found[2]] > 0)
+        resting = str(panel.info)
+        await pilot.hover(TimelineView, offset=event)
+        _, track, index = under[event]
+        assert view._event_at(view._row(view._index_at(event[1])), event[0] - view.label_width) == index
+        assert str(panel.info).startswith(f" ↖ {trace.tracks[track].event_name(index)}  ")
+        assert str(panel.info).endswith(f"{trace.tracks[track].group} / {trace.tracks[track].name}")
+        await pilot.hover(TimelineView, offset=counter)
+        _, k, sample = under[counter]
+        assert str(panel.info).startswith(f" ↖ {human_bytes(float(trace.counters[k].value[sample]))}  since ")
+        assert str(panel.info).endswith(trace.counters[k].name)
+        await pilot.hover(TimelineView, offset=(1, counter[1]))  # the row's label: nothing under the pointer
+        assert str(panel.info) == resting
+        await pilot.hover(TimelineView, offset=event)
+        await pilot.press("w")
+        assert view._hover is None and str(panel.info) == resting
+
+
 def test_a_counters_values_read_as_bytes_only_where_its_name_says_bytes():
     from tui.screens.timeline import _counter_format
 

@@ -86,6 +86,7 @@ class TimelineScreen(WorkspaceScreen):
         self.view.chosen = self._event_chosen
         self.view.range_marked = self._range_marked
         self.view.window_moved = self._window_moved
+        self.view.hovered = self._hovered
         self.panel = TracePanel(id="timeline-panel")
         self.panel.name_chosen = self._name_chosen
 
@@ -222,6 +223,25 @@ class TimelineScreen(WorkspaceScreen):
             self._show_counter(row.index)
         elif self.panel.details and not self.panel.showing_table:  # not the last row's event or counter: what was loaded
             self._show_trace_facts()
+
+    def _hovered(self, found: tuple[str, int, int] | None) -> None:
+        """The info line tells what is under the mouse pointer while it is over an event or a
+        counter (Perfetto's hover), else what is under the cursor."""
+        if found is None:
+            self.panel.show_info(self._cursor_line())
+            return
+        kind, index, at = found
+        origin = self.trace.span[0]
+        if kind == "counter":
+            counter = self.trace.counters[index]
+            value = _counter_format(counter.name)(float(counter.value[at]))
+            when = f"  since {format_ns(int(counter.time_ns[at]) - origin, 6)}  {counter.group} / {counter.name}"
+            self.panel.show_info(Text.assemble((f" ↖ {value}", "bold"), (when, "dim")))
+            return
+        track = self.trace.tracks[index]
+        start, end = track.event_span(at)
+        where = f"  {format_ns(end - start)}  at {format_ns(start - origin, 6)}  {track.group} / {track.name}"
+        self.panel.show_info(Text.assemble((f" ↖ {track.event_name(at)}", "bold"), (where, "dim")))
 
     def _window_moved(self) -> None:
         row = self.view.current_row

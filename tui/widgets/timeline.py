@@ -143,6 +143,10 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.chosen: Callable[[int, int], None] = lambda track, event: None
         self.range_marked: Callable[[tuple[int, int] | None], None] = lambda time_range: None
         self.window_moved: Callable[[], None] = lambda: None
+        # What is under the mouse pointer, when that changes: ("track", track, event) or
+        # ("counter", counter, sample), or None (over nothing, or gone).
+        self.hovered: Callable[[tuple[str, int, int] | None], None] = lambda found: None
+        self._hover: tuple[str, int, int] | None = None
         self._drag_from: float | None = None
         self._dragged = False
 
@@ -317,6 +321,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
             window, self._picture = found
         self.window = window
         self._refresh_changed(*shown)
+        self._point_at(None)  # the pointer is over another time now: told again when it moves
         self.window_moved()
 
     def _refresh_changed(self, lines: dict[int, Strip], ruler: Strip | None, steps_line: Strip | None) -> None:
@@ -685,12 +690,35 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
         if self._drag_from is None:
+            self._point_at(self._under(event.x, event.y))
             return
         here = self._time_at_x(max(event.x, self.label_width))
         if abs(here - self._drag_from) >= self.window.ns_per_cell:
             self._dragged = True
             self.marked = tuple(sorted((self._drag_from, here)))
             self._repaint_ruler(always=True)
+
+    def on_leave(self, event: events.Leave) -> None:
+        self._point_at(None)
+
+    def _under(self, x: int, y: int) -> tuple[str, int, int] | None:
+        """The event drawn at (x, y), or the counter sample in force there, as Perfetto tells
+        what is under the pointer."""
+        t = self._time_at_x(x)
+        index = self._index_at(y) if self.trace is not None and t is not None and y >= self.header_height else None
+        row = self._row(index) if index is not None else None
+        if row is None:
+            return None
+        if row.kind == "counter":
+            sample = self.trace.counters[row.index].sample_at(t)
+            return None if sample is None else ("counter", row.index, sample)
+        found = self._event_at(row, x - self.label_width)
+        return None if found is None else ("track", row.index, found)
+
+    def _point_at(self, found: tuple[str, int, int] | None) -> None:
+        if found != self._hover:
+            self._hover = found
+            self.hovered(found)
 
     def on_mouse_up(self, event: events.MouseUp) -> None:
         self.release_mouse()
