@@ -57,6 +57,7 @@ class TimelineScreen(WorkspaceScreen):
         ("wheel", "scroll the rows"),
         ("ctrl+wheel", "zoom about the pointer"),
         ("shift+wheel", "pan"),
+        ("pointer", "the info line says what it is over: an event, a counter's value"),
     ]
     missing_note = None  # the pane explains itself
     shows = "trace"
