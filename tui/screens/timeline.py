@@ -776,7 +776,9 @@ class TimelineScreen(WorkspaceScreen):
         t0, t1 = view.marked if view.marked is not None else (view.window.t0, view.window.t1)
         found = [(k, counter, counter.over(t0, t1)) for k, counter in enumerate(trace.counters)]
         found = [(k, counter, span) for k, counter, span in found if span is not None]
-        rows = [NameStats(f"{counter.group} / {counter.name}", span.samples, 0, 0, 0, 0, 0) for _, counter, span in found]
+        several = len({counter.group for counter in trace.counters}) > 1  # then each row says whose it is
+        rows = [NameStats(f"{counter.name} · {counter.group}" if several else counter.name, span.samples, 0, 0, 0, 0, 0)
+                for _, counter, span in found]
         self._counters = rows, [k for k, _, _ in found]
         self.panel.focus()
         if not rows:

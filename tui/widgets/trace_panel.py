@@ -199,7 +199,7 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         the cursor stays on its row."""
         if not self.rows:
             return
-        own = {c.title: c.value for c in self.columns or () if c.value is not None}
+        own = {c.title: c.value for c in self._own_columns(fit=True) if c.value is not None}
         keys = [None, *own] if self.columns is not None else [*_SORTS, *self._shown_rates()]
         self.sort_by = keys[(keys.index(self.sort_by) + 1 if self.sort_by in keys else 0) % len(keys)]  # (a rate column a resize hid: total)
         at = self._order[self.cursor]
@@ -264,17 +264,27 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
             rates.pop()
         return rates
 
-    def _column_titles(self, rates: list[str]) -> list[str]:
+    def _own_columns(self, fit: bool) -> list[Column]:
+        """A table's own columns; to `fit` a narrow terminal, the last ones make room for the
+        names (as the rate columns do)."""
+        columns = list(self.columns or ())
+        if fit:
+            fixed = self._program_width + self._notes_width() + 1
+            while len(columns) > 1 and self._width - fixed - len(columns) * _NUMBER_WIDTH < NAME_WIDTH:
+                columns.pop()
+        return columns
+
+    def _column_titles(self, rates: list[str], fit: bool = True) -> list[str]:
         """The titles of the columns after the name (and program)."""
         if self.columns is not None:
-            return [c.title for c in self.columns]
+            return [c.title for c in self._own_columns(fit)]
         return list(_NUMBERS) + (["% time"] if self.total else []) + rates
 
-    def _cells(self, k: int, rates: list[str]) -> list[str]:
+    def _cells(self, k: int, rates: list[str], fit: bool = True) -> list[str]:
         """The texts of the k-th row shown, after its name."""
         at = self._order[k]
         if self.columns is not None:
-            return [column.text(at) for column in self.columns]
+            return [column.text(at) for column in self._own_columns(fit)]
         row = self.rows[at]
         cells = [f"{row.count:,}", format_ns(row.total_ns), format_ns(row.self_ns), format_ns(row.mean_ns),
                  format_ns(row.min_ns), format_ns(row.max_ns)]
@@ -292,11 +302,12 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
             return "\n".join(f"{key}\t{value}" for key, value, _ in self.details)
         rates = list(self.rates)
         several = bool(self._program_width)
-        header = ["name", *(["program"] if several else []), *self._column_titles(rates), *([self.notes_title] if self.notes else [])]
+        header = ["name", *(["program"] if several else []), *self._column_titles(rates, fit=False),
+                  *([self.notes_title] if self.notes else [])]
         lines = [self.title.strip(), "\t".join(header)]
         for k in range(len(self.rows)):
             row = self.rows[self._order[k]]
-            lines.append("\t".join([row.name, *([row.program or ""] if several else []), *self._cells(k, rates),
+            lines.append("\t".join([row.name, *([row.program or ""] if several else []), *self._cells(k, rates, fit=False),
                                     *([self.notes[self._order[k]]] if self.notes else [])]))
         return "\n".join(lines)
 
