@@ -86,7 +86,7 @@ async def test_zoom_about_the_cursor_pan_and_reset():
     async with app.run_test(size=SIZE) as pilot:
         view = await open_timeline(pilot)
         span = app.workspace.trace.span
-        centre = view._zoom_centre()
+        centre = view.cursor_time
         column = (centre - view.window.t0) / view.window.ns_per_cell
         await pilot.press("w")
         assert view.window.width == pytest.approx((span[1] - span[0]) * ZOOM_STEP)
@@ -281,7 +281,7 @@ async def test_a_quick_tappers_pause_is_enough_to_paint_the_next_windows(monkeyp
             await pilot.press(key)
             await asyncio.sleep(0.15)
             await pilot.pause()
-            centre = view._zoom_centre()
+            centre = view.cursor_time
             ahead = [view.window.zoom(timeline.ZOOM_STEP, centre), view.window.zoom(1 / timeline.ZOOM_STEP, centre),
                      view.window.pan(-timeline.PAN_STEP), view.window.pan(timeline.PAN_STEP)]
             assert still.TICK_S * 2 < 0.15 and all(view.pictures.kept_as(w) is not None for w in ahead), key
@@ -315,7 +315,7 @@ async def test_a_held_zoom_or_pan_key_has_its_next_window_painted_between_repeat
             await asyncio.sleep(still.AFTER_FRAME_S * 3)  # the time to the next repeat
             await pilot.pause()
 
-        for key, step in (("d", lambda w: w.pan(PAN_STEP)), ("w", lambda w: w.zoom(ZOOM_STEP, view._zoom_centre()))):
+        for key, step in (("d", lambda w: w.pan(PAN_STEP)), ("w", lambda w: w.zoom(ZOOM_STEP, view.cursor_time))):
             await press("s")
             calls.clear()
             await press(key)  # once: nothing ahead

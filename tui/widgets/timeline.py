@@ -364,7 +364,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
     def _repaint_ruler(self, always: bool = False) -> None:
         """Repaint the ruler if the zoom centre moved to another column (`always`: the marked
         range changed)."""
-        if always or self.window.column(self._zoom_centre()) != self._ruler_centre:
+        if always or self.window.column(self.cursor_time) != self._ruler_centre:
             self._ruler = None
             self.refresh(Region(0, 0, self.view_size.width, 1))
 
@@ -435,10 +435,8 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
 
     @property
     def cursor_time(self) -> float:
-        """The time the ruler marks: W/S zoom about it."""
-        return self._zoom_centre()
-
-    def _zoom_centre(self) -> float:
+        """The time the ruler marks, which W/S zoom about: the middle of the cursor's event in
+        view, else the cursor's time in view, else the window's middle."""
         cursor = self.cursor
         if cursor is not None and cursor[1] is not None:
             track = self.trace.tracks[cursor[0]]
@@ -452,8 +450,8 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
     # -- actions ------------------------------------------------------------------------------
     def action_zoom(self, factor: float) -> None:
         if self.trace is not None:
-            self.set_window(self.window.zoom(factor, self._zoom_centre()))
-            self._held.pressed(("zoom", factor), lambda: self._paint_ahead(self.window.zoom(factor, self._zoom_centre())))
+            self.set_window(self.window.zoom(factor, self.cursor_time))
+            self._held.pressed(("zoom", factor), lambda: self._paint_ahead(self.window.zoom(factor, self.cursor_time)))
 
     def action_pan(self, fraction: float) -> None:
         if self.trace is not None:
@@ -620,7 +618,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         if self.trace is None:
             return
         if self.marked is None:
-            self._range_anchor = self._zoom_centre()
+            self._range_anchor = self.cursor_time
             moving = self._range_anchor
         else:
             a, b = self.marked
@@ -749,7 +747,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         if event.ctrl and not sideways:
             at = self._time_at_x(event.x)
             factor = ZOOM_STEP if direction < 0 else 1 / ZOOM_STEP
-            self.set_window(self.window.zoom(factor, self._zoom_centre() if at is None else at))
+            self.set_window(self.window.zoom(factor, self.cursor_time if at is None else at))
         else:
             self.action_pan(direction * PAN_STEP / 2)
 
@@ -801,7 +799,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         state = (self.window, self.cursor_row, self.cursor_event, int(self.scroll_offset.y), len(self.rows))
         if not self._still.stood_still(state):
             return self._still.settled
-        centre, window = self._zoom_centre(), self.window
+        centre, window = self.cursor_time, self.window
         for ahead in (window.zoom(ZOOM_STEP, centre), window.zoom(1 / ZOOM_STEP, centre), window.pan(-PAN_STEP), window.pan(PAN_STEP)):
             self._paint_ahead(ahead)
         return True
@@ -1013,7 +1011,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
 
     def _kept_ruler(self) -> Strip:
         """The ruler for the marked range and zoom centre, painted once per window."""
-        centre = self._ruler_centre = self.window.column(self._zoom_centre())
+        centre = self._ruler_centre = self.window.column(self.cursor_time)
         rulers = self._picture.rulers
         ruler = rulers.get((self.marked, centre))
         if ruler is None:
