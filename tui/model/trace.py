@@ -350,6 +350,11 @@ class CounterTrack:
         changed = np.flatnonzero(np.concatenate(([True], self.value[1:] != self.value[:-1])))
         return changed, self.time_ns[changed]
 
+    @cached_property
+    def highest(self) -> int | None:
+        """The sample of the counter's highest value (the first, if several); None if none."""
+        return int(np.argmax(self.value)) if len(self.value) else None
+
     def set_by(self, t_ns: float) -> int | None:
         """The sample that set the value in force at `t_ns` (later ones may repeat it)."""
         k = self.sample_at(t_ns)

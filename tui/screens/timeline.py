@@ -279,7 +279,7 @@ class TimelineScreen(WorkspaceScreen):
                             f"{show(span.first)} → {show(span.last)} ({show(span.last - span.first, sign=True)}); least "
                             f"{show(span.least)}, most {show(span.most)}, mean {show(span.mean)} (time-weighted); "
                             f"{span.samples:,} samples", None))
-        top = int(np.argmax(values))
+        top = counter.highest
         details.append(("highest", f"{show(float(values[top]))} at {format_ns(int(times[top]) - origin, 6)}", None))
         self.panel.show_details(details)
 

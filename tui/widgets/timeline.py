@@ -700,15 +700,15 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self._point_at(None)
 
     def _under(self, x: int, y: int) -> tuple[str, int, int] | None:
-        """The event drawn at (x, y), or the counter sample in force there, as Perfetto tells
-        what is under the pointer."""
+        """The event drawn at (x, y), or the counter sample that set the value in force there, as
+        Perfetto tells what is under the pointer."""
         t = self._time_at_x(x)
         index = self._index_at(y) if self.trace is not None and t is not None and y >= self.header_height else None
         row = self._row(index) if index is not None else None
         if row is None:
             return None
         if row.kind == "counter":
-            sample = self.trace.counters[row.index].sample_at(t)
+            sample = self.trace.counters[row.index].set_by(t)  # samples that repeat a value are one to the pointer
             return None if sample is None else ("counter", row.index, sample)
         found = self._event_at(row, x - self.label_width)
         return None if found is None else ("track", row.index, found)
