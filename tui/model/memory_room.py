@@ -1,5 +1,5 @@
-"""Whether a profile or an HLO text can be opened in the memory this machine has free, asked
-before reading it.
+"""Whether a profile or an HLO module (text or proto) can be opened in the memory this machine has
+free, asked before reading it.
 
 An input too big for memory does not fail cleanly: the kernel kills the process, or the
 machine swaps for minutes, and the user learns nothing. What loading takes is close to
