@@ -565,6 +565,7 @@ def test_chrome_phases(tmp_path):
         {"ph": "i", "pid": 1, "tid": 7, "ts": 5, "name": "mark", "s": "t"},
         {"ph": "C", "pid": 1, "ts": 0, "name": "mem", "args": {"used": 5, "free": 9}},
         {"ph": "C", "pid": 1, "ts": 6, "name": "mem", "args": {"used": 7, "free": 7}},
+        {"ph": "C", "pid": 1, "ts": 8, "name": "mem", "args": {"used": "8.5", "free": "none", "note": [1]}},
         {"ph": "X", "pid": 1, "tid": "Steps", "ts": 0, "dur": 2, "name": "0"},
         {"ph": "X", "pid": 1, "tid": "Steps", "ts": 2, "dur": 2, "name": "1"},
         {"ph": "s", "pid": 1, "tid": 7, "ts": 1, "id": 3, "name": "flow"},
@@ -587,13 +588,15 @@ def test_chrome_phases(tmp_path):
     assert main.instant_ns.tolist() == [5000]
     assert [trace.names[i] for i in main.instant_name_id] == ["mark"]
     counters = {c.name: c for c in trace.counters}
-    assert counters["mem used"].value.tolist() == [5.0, 7.0]
+    assert counters["mem used"].value.tolist() == [5.0, 7.0, 8.5]  # a number written as a string is read
     assert counters["mem free"].time_ns.tolist() == [0, 6000]
+    assert "mem note" not in counters
     assert counters["mem used"].visible(3000, 7000) == slice(0, 2)
     text = "\n".join(trace.warnings)
     assert "1 B events never ended" in text
     assert "1 E events without a B" in text
-    assert "skipped" not in text
+    assert "edge.json: 2 counter values that are not numbers were skipped (2 of 'mem')" in text
+    assert "phases not shown were skipped" not in text
     read = next(t for t in trace.tracks if t.name == "async io")
     assert (read.group, read.event_name(0), int(read.start_ns[0]), int(read.dur_ns[0])) == ("host", "read", 1000, 2000)
     assert "step '0' is cut off at the trace start" in text

@@ -3,7 +3,8 @@
 msgspec decodes the events into typed structs (about 3x faster than json.load) and the fields
 are pulled into NumPy columns with `map(attrgetter(...))`; args are read from the file again
 when an event is first selected (see _LazyArgs). Phases: X (complete), B/E (matched per thread,
-innermost first), i/I (instants), C (counters), M (process/thread names and sort order), s/t/f
+innermost first), i/I (instants), C (counters: a value that is not a number, nor a string that
+reads as one, is skipped with a warning), M (process/thread names and sort order), s/t/f
 (flows, see trace_flows), async b/e/n and the legacy S/F (matched by category and id, each
 category of a process on a track of its own, as Perfetto shows them); others (async steps T/p,
 samples, objects) are skipped with a warning.
@@ -14,6 +15,7 @@ events, whose closing `]` may be missing; JSON that goes wrong is named by line 
 from __future__ import annotations
 
 import gzip
+import math
 import os
 import re
 import threading
@@ -374,11 +376,18 @@ def _merge(cat: str, blobs: tuple) -> dict:
 
 def _counter_tracks(host: _Host) -> list[CounterTrack]:
     series: dict[tuple, list[tuple[float, float]]] = defaultdict(list)
+    unread = Counter()
     for event in host.counters:
         name = event.name if event.id is None else f"{event.name} {event.id}"
         for key, value in _args(event.args).items():
-            if isinstance(value, (int, float)):
-                series[(host.group(event.pid), name, key)].append((event.ts, float(value)))
+            number = _number(value)
+            if number is None:
+                unread[name] += 1
+            else:
+                series[(host.group(event.pid), name, key)].append((event.ts, number))
+    if unread:
+        named = ", ".join(f"{n} of '{name}'" for name, n in unread.most_common(3)) + (", ..." if len(unread) > 3 else "")
+        host.warnings.append(f"{host.path.name}: {sum(unread.values())} counter values that are not numbers were skipped ({named})")
     per_counter = defaultdict(int)
     for group, name, _ in series:
         per_counter[(group, name)] += 1
@@ -389,6 +398,19 @@ def _counter_tracks(host: _Host) -> list[CounterTrack]:
         label = name if per_counter[(group, name)] == 1 else f"{name} {key}"
         out.append(CounterTrack(group, label, _ns(np.array(times)), np.array(values, np.float64)))
     return out
+
+
+def _number(value) -> float | None:
+    """A counter sample's value: a number, or a string that reads as one (as Perfetto takes it)."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
 
 
 def _args_nbytes(args: _LazyArgs, positions: int) -> int:
