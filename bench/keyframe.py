@@ -13,6 +13,10 @@ ours is measured right after one of the peer's, so both see the machine in the s
 the reverse: single runs of the trivial app swung between 1.7 and 3.7 ms a key.) The peer
 presses an untimed key before each timed one: right after one of our keys its timed key took
 0.5 ms longer (our data had pushed its own out of the CPU's caches), which would flatter us.
+With a pause between keys (a person reading, a key held down), each app's timed key comes
+after a pause of its own (half of it: ours stay `pause_s` apart), so both find the machine as
+a pause leaves it: with the peer warmed up after the pause instead, it took 1.4 ms and our key
+1.9 ms; both after a pause, 2.5 ms each (memory screen, End/Home).
 
     from bench.keyframe import compare
     compare("graph 48 layers", lambda: XlaTuiApp(path), keys=["j", "k"], setup=...)
@@ -104,13 +108,17 @@ async def _interleaved(ours: App, keys: Sequence[str], passes: int, setup: Setup
         peer_times, our_times = [], []
         for _ in range(passes):
             for key in keys:
-                if pause_s:
-                    await asyncio.sleep(pause_s)  # a person between keys: timers run, nothing is timed
                 if timed is not None and key not in timed:
+                    await asyncio.sleep(pause_s)  # a person between keys: timers run, nothing is timed
                     await press(queues[1], key)
                     continue
-                await press(queues[0], PEER_KEYS[1])  # warms the peer up again after our key
-                peer_times.append(await press(queues[0], PEER_KEYS[0]))
+                if pause_s:  # each app's key comes after half the pause, our keys pause_s apart
+                    await asyncio.sleep(pause_s / 2)
+                    peer_times.append(await press(queues[0], PEER_KEYS[0]))
+                    await asyncio.sleep(pause_s / 2)
+                else:
+                    await press(queues[0], PEER_KEYS[1])  # warms the peer up again after our key
+                    peer_times.append(await press(queues[0], PEER_KEYS[0]))
                 our_times.append(await press(queues[1], key))
     finally:
         for queue in queues:
@@ -124,7 +132,8 @@ def key_to_frame(app_factory: Callable[[], App], keys: Sequence[str], rounds: in
     """Median seconds per key for ours and for the trivial app, over `rounds` passes through
     `keys` (a first pass warms both up and is dropped), each of our timed keys right after one
     of the peer's; with `timed`, only those keys count (the others only set them up); with
-    `pause_s`, both apps idle that long before each key, untimed (what runs then is not counted)."""
+    `pause_s`, our keys come that far apart and each app's timed key after half of it (idle,
+    untimed: what runs then is not counted)."""
     ours, peer = asyncio.run(_interleaved(app_factory(), keys, rounds + 1, setup, size, timed, pause_s))
     per_pass = len(keys) if timed is None else sum(key in timed for key in keys)
     return statistics.median(ours[per_pass:]), statistics.median(peer[per_pass:])
