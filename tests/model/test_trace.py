@@ -536,7 +536,7 @@ def test_lost_data_reaches_the_summary(tmp_path):
     summary = summarize(workspace)
     assert summary["trace"]["lost_data"] == trace.warnings and len(trace.warnings) == 4
     text = format_summary(summary)
-    assert "the profiler lost data (4 warnings below)" in text
+    assert "data lost or skipped (4 warnings below)" in text
     assert "1234 events dropped" in text
 
 
@@ -601,6 +601,23 @@ def test_chrome_phases(tmp_path):
     assert (read.group, read.event_name(0), int(read.start_ns[0]), int(read.dur_ns[0])) == ("host", "read", 1000, 2000)
     assert "step '0' is cut off at the trace start" in text
     assert trace.span == (0, 10_000)
+
+
+def test_chrome_parts_beside_the_events_are_named_when_skipped(tmp_path):
+    """Catapult's file format also holds Linux ftrace text and CPU profile samples: not shown,
+    so said; empty ones are nothing to say. The events load either way, and so do their args."""
+    events = [{"ph": "X", "pid": 1, "tid": 2, "ts": 1, "dur": 2, "name": "a", "args": {"k": "v"}}]
+    full = tmp_path / "full.json"
+    full.write_text(json.dumps({"traceEvents": events, "systemTraceEvents": "# tracer: nop\n  <idle>-0 ...",
+                                "samples": [{"cpu": 0, "tid": 2, "ts": 1, "name": "s", "sf": 1, "weight": 1}],
+                                "stackFrames": {"1": {"name": "f"}}, "displayTimeUnit": "ns"}))
+    empty = tmp_path / "empty.json"
+    empty.write_text(json.dumps({"traceEvents": events, "systemTraceEvents": "", "samples": []}))
+    for path, said in ((full, ["full.json: its systemTraceEvents and samples were skipped (only its traceEvents are shown)"]),
+                       (empty, [])):
+        trace = load_trace(path)
+        assert trace.event_count == 1 and trace.warnings == said
+        assert trace.tracks[0].event_args(0) == {"k": "v"}
 
 
 def test_chrome_async_events_on_a_track_per_category(tmp_path):

@@ -1073,7 +1073,7 @@ async def test_lost_data_is_said_on_screen(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await open_timeline(pilot)
         text = screen_text(app)
-        assert "the profiler lost data: 4 warning(s)" in text
+        assert "data lost or skipped: 4 warning(s)" in text
         assert "1234 events dropped" in text and "cut off at the trace start" in text
 
 

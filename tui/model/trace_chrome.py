@@ -54,13 +54,17 @@ def _event_struct(ids: type) -> type:
     )
 
 
+# A file's parts beside its events that are not shown: named in a warning when not empty.
+_UNSHOWN_PARTS = [("systemTraceEvents", msgspec.Raw, msgspec.Raw()), ("samples", msgspec.Raw, msgspec.Raw())]
+_EMPTY = frozenset({b"", b"[]", b'""', b"{}"})
+
 # Most writers number processes and threads; some name them. The first decoder takes numbers
 # only, so their events can be grouped by thread as NumPy columns (see _thread_runs); a file
 # with named ids fails it at the first name and is decoded again by the second.
 _Event = _event_struct(int)
 _NamedIdsEvent = _event_struct(int | str)
 _DECODERS = tuple(
-    msgspec.json.Decoder(msgspec.defstruct("_File", [("traceEvents", list[event])], gc=False) | list[event])
+    msgspec.json.Decoder(msgspec.defstruct("_File", [("traceEvents", list[event]), *_UNSHOWN_PARTS], gc=False) | list[event])
     for event in (_Event, _NamedIdsEvent)
 )
 _KEY = attrgetter("pid", "tid")
@@ -80,8 +84,9 @@ class _AsyncTrack:
         return f"async {self.cat}" if self.cat else "async"
 
 
-def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS) -> list:
-    """The file's events, by the first decoder whose types fit them."""
+def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS) -> tuple[list, list[str]]:
+    """The file's events, by the first decoder whose types fit them, and the names of its parts
+    beside them that hold something not shown (Linux ftrace text, CPU profile samples)."""
     try:
         raw = path.read_bytes()
     except OSError as error:
@@ -103,7 +108,9 @@ def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS) 
                 raise InputError(path, f"JSON but not a Chrome trace: {error}") from None
         except msgspec.DecodeError as error:
             raise InputError(path, _where(raw, str(error), compressed)) from None
-    return doc if isinstance(doc, list) else doc.traceEvents
+    if isinstance(doc, list):
+        return doc, []
+    return doc.traceEvents, [name for name, _, _ in _UNSHOWN_PARTS if bytes(getattr(doc, name, b"")).strip() not in _EMPTY]
 
 
 _GZIP = b"\x1f\x8b"
@@ -183,7 +190,9 @@ class _Host:
         self.path = path
         self.label = label
         self.warnings: list[str] = []
-        events = _decode(path)
+        events, unshown = _decode(path)
+        if unshown:
+            self.warnings.append(f"{path.name}: its {' and '.join(unshown)} were skipped (only its traceEvents are shown)")
         self.complete = [event for event in events if event.ph == "X"]
         by_phase: dict[str, list[_Event]] = defaultdict(list)
         for event in [event for event in events if event.ph != "X"]:
@@ -331,7 +340,7 @@ class _LazyArgs:
         stat = self.path.stat()
         if (stat.st_size, stat.st_mtime_ns) != self.stamp:
             raise InputError(self.path, "changed since it was loaded: load it again to see args")
-        events = _decode(self.path, _ARGS_DECODERS)
+        events, _ = _decode(self.path, _ARGS_DECODERS)
         complete = [event for event in events if event.ph == "X"]
         if len(complete) != self.complete:
             raise InputError(self.path, "changed since it was loaded: load it again to see args")

@@ -441,7 +441,7 @@ class TimelineScreen(WorkspaceScreen):
                         ("this run", f"{si(cost.flops / seconds, 'FLOP/s')}, {si(cost.bytes_accessed / seconds, 'B/s')}", None)]
 
     def _show_trace_facts(self) -> None:
-        """With no event under the cursor: what was loaded, and what the profiler lost."""
+        """With no event under the cursor: what was loaded, and what the profiler lost or was not shown."""
         trace = self.trace
         if trace is None:
             self.panel.show_details([])
@@ -456,7 +456,7 @@ class TimelineScreen(WorkspaceScreen):
                      f"{device.peak_hbm_bw_gigabytes_per_second:.0f} GB/s" if device.peak_hbm_bw_gigabytes_per_second else ""]
             details.append(("device", f"{name} {device.device_type or ''} {' '.join(p for p in peaks if p)}".strip(), None))
         details += self._overview_lines()
-        details += [("lost data", warning, WARNING) for warning in trace.warnings]
+        details += [("warning", warning, WARNING) for warning in trace.warnings]  # lost by the profiler, or not shown
         if not trace.warnings:
             details.append(("lost data", "none reported by the profiler", None))
         self.panel.show_details(details)
@@ -482,7 +482,7 @@ class TimelineScreen(WorkspaceScreen):
         trace = self.trace
         text = Text(f" {trace.event_count:,} events, {_tracks(trace)}", style="dim")
         if trace.warnings:
-            text.append(f"  ⚠ the profiler lost data: {len(trace.warnings)} warning(s) below", style="bold red")
+            text.append(f"  ⚠ data lost or skipped: {len(trace.warnings)} warning(s) below", style="bold red")
         return text
 
     def _cursor_line(self) -> Text:
