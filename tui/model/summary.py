@@ -224,7 +224,8 @@ def format_summary(summary: dict) -> str:
     if trace is None:
         lines.append("trace: none")
     else:
-        lost = f"; data lost or skipped ({len(trace['lost_data'])} warnings below)" if trace.get("lost_data") else ""
+        warned = len(trace.get("lost_data") or ())
+        lost = f"; data lost or skipped ({warned} warning{'s' if warned != 1 else ''} below)" if warned else ""
         lines.append(f"trace: {trace['events']} events on {trace['tracks']} tracks over {format_ns(trace['span_us'] * 1000, 4)}{lost}")
         lines += _trace_lines(trace)
     for w in summary["warnings"]:
