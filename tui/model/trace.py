@@ -2,9 +2,9 @@
 
 `load_trace(path)` is the entry point. A `Trace` holds `Track`s (one per thread, stream or XLine,
 grouped by process or device) whose events are columns sorted by start; counter tracks; device
-peaks; and warnings about data the profiler lost or that is not shown. Columns of an xplane track are decoded from
-ProfileData the first time they are used, so loading costs a parse and a count, and a window of
-the timeline costs a few searchsorted calls, whatever the trace's size.
+peaks; and warnings about data the profiler lost or that is not shown. Columns of an xplane
+track are decoded from ProfileData the first time they are used, so loading costs a parse and a
+count, and a window of the timeline costs a few searchsorted calls, whatever the trace's size.
 """
 
 from __future__ import annotations
