@@ -9,6 +9,7 @@ from textual import events
 from tui.app import XlaTuiApp
 from tui.model.cost import CostModel
 from tui.model.explain import si
+from tui.screens.details import TEXT_HEAD, TEXT_TAIL
 from tui.widgets.details_view import DetailsView
 from tui.widgets.viewport import WHEEL_LINES
 
@@ -316,3 +317,31 @@ async def test_Y_copies_the_whole_details_page():
         view, text = await details_of(pilot, "dot.35")
         await pilot.press("Y")
         assert app.clipboard == view.plain_text() and "Result shape" in app.clipboard and "Python stack" in app.clipboard
+
+
+async def test_a_constant_of_a_million_characters_shows_its_ends_and_copies_whole(tmp_path):
+    """XLA's dumps leave large literals out (`constant({...})`), but printed with them a
+    constant's line runs to megabytes: the page shows its start and its end (where the metadata
+    is) and says what it left out; `y` still copies the instruction whole."""
+    n = 200_000
+    literal = ",".join(str(i % 7) for i in range(n))
+    path = tmp_path / "big_constant.hlo"
+    path.write_text(f"""HloModule big_constant, entry_computation_layout={{(f32[{n}]{{0}})->f32[{n}]{{0}}}}
+
+ENTRY %main (p: f32[{n}]) -> f32[{n}] {{
+  %p = f32[{n}]{{0}} parameter(0)
+  %c = f32[{n}]{{0}} constant({{{literal}}}), metadata={{op_name="jit(f)/weights"}}
+  ROOT %add = f32[{n}]{{0}} add(f32[{n}]{{0}} %p, f32[{n}]{{0}} %c)
+}}
+""")
+    app = XlaTuiApp(path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        view, text = await details_of(pilot, "c")
+        whole = app.workspace.instruction.text
+        left_out = len(whole) - TEXT_HEAD - TEXT_TAIL
+        folded = "".join(text.split())  # the page folds the text at its width
+        assert "".join(f"/* {left_out:,} characters left out: y copies the whole */".split()) in folded
+        assert 'metadata={op_name="jit(f)/weights"}' in folded
+        assert len(text) < TEXT_HEAD + TEXT_TAIL + 10_000
+        await pilot.press("y")
+        assert app.clipboard == whole and len(whole) > 2 * n

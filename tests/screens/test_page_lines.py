@@ -123,3 +123,26 @@ def test_a_rows_first_cell_takes_up_its_slack_within_bounds():
 
 def cells_text(segments) -> str:
     return "".join(segment.text for segment in segments)
+
+
+def test_a_text_of_many_runs_is_laid_out_as_rich_lays_it_out():
+    """A highlighted constant of thousands of elements: thousands of runs, where each line's
+    runs are found by bisection (a scan of every run per line took 90 s on a 1 MB literal)."""
+    from tui.hlo_lexer import HloLexer
+    from tui.widgets.highlight import highlight
+
+    values = ",".join(str(i % 7) for i in range(3000))
+    text = highlight(f'%c = f32[3000]{{0}} constant({{{values}}}), metadata={{op_name="jit(f)/c"}}', HloLexer(stripnl=False))
+    assert len(text.spans) > 10 * page_lines._FEW_RUNS
+    console = Console(width=200, color_system="truecolor")
+    for width in (158, 37):
+        for variant in (text, _no_wrap(text, "ellipsis"), _no_wrap(text, "crop")):
+            ours = page_lines.lines(variant, width, console)
+            assert [cells(line) for line in ours] == [cells(line) for line in by_rich(variant, width, console)]
+    assert len(page_lines.lines(text, 37, console)) > 100  # the literal folds into many lines
+
+
+def _no_wrap(text: Text, overflow: str) -> Text:
+    copy = text.copy()
+    copy.no_wrap, copy.overflow = True, overflow
+    return copy

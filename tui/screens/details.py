@@ -41,6 +41,7 @@ from tui.widgets.still import HeldKey, StillWatch
 _LEXER = HloLexer(stripnl=False)
 _PYTHON = PythonLexer(stripnl=False)
 PAGES_KEPT = 8  # pages of recent and next instructions
+TEXT_HEAD, TEXT_TAIL = 12_000, 4_000  # an instruction's text shown (a constant's literal can run to megabytes)
 KERNEL_NAME = 60  # a GPU kernel's name is cut here (library kernels' run to hundreds of characters)
 _LINK_COLUMNS = (("name", 30), ("opcode", 14), ("shape", 22), ("layout", 10), ("memory", 8), ("bytes", 10))
 _TIME_COLUMN = ("time", 14)  # with a profile: the op's time in it and its share of all ops' time
@@ -164,7 +165,7 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
         platform = explain.platform_of(str(ws.current.path), [d.device_type or d.name for d in self._devices()])
         return [
             lambda: self._head(ins),
-            lambda: highlight(ins.text, _LEXER),
+            lambda: highlight(shown_text(ins.text), _LEXER),
             lambda: _section("Result shape", KeyValues([(r.label, r.text) for r in explain.shape_rows(ins.shape, platform)])),
             lambda: self._link_rows("Operands", list(dict.fromkeys(ins.operands)), platform),
             lambda: self._link_rows("Users", ins.users, platform),
@@ -368,6 +369,16 @@ def _cost_rows(cost) -> list[tuple[str, str]]:
         ("bytes accessed", explain.si(cost.bytes_accessed, "B")),
         ("intensity", explain.intensity_words(cost.flops, cost.bytes_accessed)),
     ]
+
+
+def shown_text(text: str) -> str:
+    """An instruction's HLO text, its middle left out past TEXT_HEAD + TEXT_TAIL characters (as
+    XLA leaves out a large constant's literal): the attributes and metadata at its end stay, and
+    `y` still copies it whole."""
+    if len(text) <= TEXT_HEAD + TEXT_TAIL:
+        return text
+    left_out = len(text) - TEXT_HEAD - TEXT_TAIL
+    return f"{text[:TEXT_HEAD]} /* {left_out:,} characters left out: y copies the whole */ {text[-TEXT_TAIL:]}"
 
 
 def _section(title: str, body) -> Group:

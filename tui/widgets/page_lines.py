@@ -11,6 +11,8 @@ word divider (same breaks, same output: a test compares every line with Rich's);
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from rich._wrap import divide_line  # Rich's word breaker, so lines break where Rich breaks them
 from rich.cells import cell_len
 from rich.console import Console, Group
@@ -20,6 +22,7 @@ from rich.text import Text
 
 Line = list[Segment]
 _BOLD = Style(bold=True)
+_FEW_RUNS = 64  # a text with more styled runs than this finds each line's by bisection
 
 
 class KeyValues:
@@ -62,11 +65,12 @@ def text_lines(text: Text, width: int, console: Console, pad: bool = True) -> li
     plain = text.plain
     out: list[Line] = []
     start = 0
+    starts = [run[0] for run in runs] if len(runs) > _FEW_RUNS else None
     for end in (*_newlines(plain), len(plain)):
         if text.no_wrap:
-            rows = [_cut(runs, start, end, width, overflow == "ellipsis")]
+            rows = [_cut(runs, start, end, width, overflow == "ellipsis", starts)]
         else:
-            rows = [_slice(runs, a, b) for a, b in _wrapped(plain, start, end, width)]
+            rows = [_slice(runs, a, b, starts) for a, b in _wrapped(plain, start, end, width)]
         out += [_fit(row, width) for row in rows] if pad else rows
         start = end + 1
     return out
@@ -84,14 +88,15 @@ def _wrapped(plain: str, start: int, end: int, width: int):
         yield a, min(b, a + width)
 
 
-def _cut(runs, start: int, end: int, width: int, ellipsis: bool) -> Line:
+def _cut(runs, start: int, end: int, width: int, ellipsis: bool, starts: list[int] | None) -> Line:
     """plain[start:end] cut to `width`; an ellipsis takes the style of the character it replaces."""
     if end - start <= width:
-        return _slice(runs, start, end)
+        return _slice(runs, start, end, starts)
     if not ellipsis:
-        return _slice(runs, start, start + width)
+        return _slice(runs, start, start + width, starts)
     last = start + width - 1
-    return [*_slice(runs, start, last), *(Segment("…", segment.style) for segment in _slice(runs, last, last + 1))]
+    return [*_slice(runs, start, last, starts),
+            *(Segment("…", segment.style) for segment in _slice(runs, last, last + 1, starts))]
 
 
 def _newlines(plain: str):
@@ -124,10 +129,20 @@ def _runs(text: Text, console: Console) -> list[tuple[int, int, Style, str]] | N
     return runs
 
 
-def _slice(runs: list[tuple[int, int, Style, str]], a: int, b: int) -> Line:
-    """The segments of plain[a:b] (runs are few per line: a scan is cheapest)."""
-    return [Segment(text[max(start, a) - start:min(end, b) - start], style)
-            for start, end, style, text in runs if start < b and end > a]
+def _slice(runs: list[tuple[int, int, Style, str]], a: int, b: int, starts: list[int] | None = None) -> Line:
+    """The segments of plain[a:b]: a scan of the runs where they are few, else from the run
+    holding `a` (found by bisection in their `starts`) to the one holding b - 1."""
+    if starts is None:
+        return [Segment(text[max(start, a) - start:min(end, b) - start], style)
+                for start, end, style, text in runs if start < b and end > a]
+    out = []
+    for index in range(max(0, bisect_right(starts, a) - 1), len(runs)):
+        start, end, style, text = runs[index]
+        if start >= b:
+            break
+        if end > a:
+            out.append(Segment(text[max(start, a) - start:min(end, b) - start], style))
+    return out
 
 
 def _fit(line: Line, width: int) -> Line:
