@@ -1876,3 +1876,19 @@ def test_a_counters_values_read_as_bytes_only_where_its_name_says_bytes():
     assert allocated(3 * 2**30) == "3.0 GiB" and allocated(-1024.0, sign=True) == "-1.0 KiB"
     assert depth(1234567.0) == "1,234,567" and depth(-3.0, sign=True) == "-3" and depth(0.0, sign=True) == "+0"
     assert depth(0.125) == "0.125" and depth(2.5e-7) == "2.5e-07"
+
+
+async def test_home_and_end_put_the_cursor_on_the_first_and_last_row_at_once():
+    """Textual's own Home/End glided the rows there over a second of frames, the cursor left
+    behind; here they move the cursor, and the rows are in place in the next frame."""
+    app = XlaTuiApp(FIXTURES / "gpu_scan")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        assert len(view.rows) > view.view_size.height  # the rows need scrolling
+        await pilot.press("end")
+        last = len(view.rows) - 1
+        assert view.cursor_row == last
+        assert view.scroll_offset.y + view.view_size.height - view.header_height - view.fixed_rows > last - view.fixed_rows
+        assert not app.animator.is_being_animated(view, "scroll_y")
+        await pilot.press("home")
+        assert view.cursor_row == 0 and view.scroll_offset.y == 0

@@ -87,6 +87,8 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         Binding("down", "row(1)", "Row down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "edge(0)", "First row", show=False),
+        Binding("end", "edge(1)", "Last row", show=False),
         Binding("shift+left", "extend(-1)", "Widen range left", show=False),
         Binding("shift+right", "extend(1)", "Widen range right", show=False),
         Binding("enter", "choose", "Select / open op"),
@@ -536,6 +538,11 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
 
     def action_page(self, direction: int) -> None:
         self.action_row(direction * max(self.view_size.height - self.header_height - self.fixed_rows - 1, 1))
+
+    def action_edge(self, end: int) -> None:
+        """Home/End: the cursor to the first or last row, at once (Textual's own scroll there
+        glides over a second of frames)."""
+        self.action_row(len(self.rows) - 1 - self.cursor_row if end else -self.cursor_row)
 
     def _event_near(self, row_index: int, t: float) -> int | None:
         """The event of a row covering time `t`, else the visible one starting nearest to it."""
