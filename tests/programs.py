@@ -240,6 +240,16 @@ def build_uneven():
     return jax.jit(uneven_rows, out_shardings=NamedSharding(mesh, P())), (_normal(12, 4),)
 
 
+def build_wide():
+    """300 results: the root tuple has 300 operands (each value's uses are found without a scan
+    of them all: a tuple of 20k took 18 s that way)."""
+
+    def many_results(x):
+        return tuple(jnp.sin(x * (i + 1)) for i in range(300))
+
+    return jax.jit(many_results), (_normal(8),)
+
+
 # name -> (builder, devices it needs); slowest first, so that parallel children finish together.
 PROGRAMS = {
     "transformer": (build_transformer, 1),
@@ -258,6 +268,7 @@ PROGRAMS = {
     "bf16": (build_bf16, 1),
     "int4": (build_int4, 1),
     "uneven": (build_uneven, 8),
+    "wide": (build_wide, 1),
 }
 
 MEMORY_FIELDS = (
