@@ -209,6 +209,9 @@ def test_bad_inputs_get_one_clear_line(tmp_path):
     _one_line_error(run("--summary", str(bad_gz)), "trace.json.gz")
     (tmp_path / "nothing").mkdir()
     _one_line_error(run("--summary", str(tmp_path / "nothing")), "nothing")
+    nested = tmp_path / "nested.hlo"  # as deep as Python's stack: a RecursionError's traceback before
+    nested.write_text(text.replace("f32[256,64]{1,0} parameter(0)", f"{'(' * 1500}f32[256,64]{{1,0}}{')' * 1500} parameter(0)", 1))
+    _one_line_error(run("--summary", str(nested)), "nested.hlo:", "tuple shape nested more than 100 deep")
     _one_line_error(run("--summary", str(FIXTURES / "mlp.hlo"), "extra"), "unrecognized arguments: extra")
     _one_line_error(run("--profile-seconds", "soon", str(FIXTURES / "mlp.hlo")), "--profile-seconds", "'soon'")
 

@@ -91,3 +91,18 @@ def test_sizes_equal_a_real_gpu_buffer_assignment(corpus):
                     assert shape.padded_byte_size == value.size, value
                     checked += 1
     assert checked > 100
+
+
+def test_tuples_nest_to_a_limit_named_where_it_is_passed():
+    """A hundred levels parse (each level's element read); deeper is a ShapeError at the `(` that
+    passes the limit, not a RecursionError from Python's stack."""
+    from tui.model.shapes import MAX_TUPLE_DEPTH
+
+    shape = parse_shape("(" * MAX_TUPLE_DEPTH + "f32[2]{0}" + ")" * MAX_TUPLE_DEPTH)
+    for _ in range(MAX_TUPLE_DEPTH):
+        assert shape.dtype == "tuple" and len(shape.tuple_shapes) == 1
+        shape = shape.tuple_shapes[0]
+    assert shape.dims == (2,)
+    with pytest.raises(ShapeError, match=f"nested more than {MAX_TUPLE_DEPTH} deep") as raised:
+        parse_shape("(" * 1500 + "f32[2]" + ")" * 1500)
+    assert raised.value.column == MAX_TUPLE_DEPTH

@@ -24,6 +24,7 @@ ELEMENT_BITS: dict[str, int] = {
 }
 
 COMBINE = -1  # a `*` tile dimension: combine this dimension into the next more minor one
+MAX_TUPLE_DEPTH = 100  # deeper is refused, named by line and column (programs nest a few levels)
 
 
 class ShapeError(ValueError):
@@ -199,8 +200,10 @@ def parse_shape_prefix(text: str, pos: int = 0) -> tuple[Shape, int]:
     return _parse_at(text, pos)
 
 
-def _parse_at(text: str, pos: int) -> tuple[Shape, int]:
+def _parse_at(text: str, pos: int, depth: int = 0) -> tuple[Shape, int]:
     if text.startswith("(", pos):
+        if depth == MAX_TUPLE_DEPTH:
+            raise ShapeError(f"tuple shape nested more than {MAX_TUPLE_DEPTH} deep", pos)
         elements = []
         i = pos + 1
         while True:
@@ -208,7 +211,7 @@ def _parse_at(text: str, pos: int) -> tuple[Shape, int]:
                 i += 1
             if text.startswith(")", i):
                 break
-            element, i = _parse_at(text, i)
+            element, i = _parse_at(text, i, depth + 1)
             elements.append(element)
             while i < len(text) and text[i] == " ":
                 i += 1
