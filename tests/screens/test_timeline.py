@@ -1892,3 +1892,30 @@ async def test_home_and_end_put_the_cursor_on_the_first_and_last_row_at_once():
         assert not app.animator.is_being_animated(view, "scroll_y")
         await pilot.press("home")
         assert view.cursor_row == 0 and view.scroll_offset.y == 0
+
+
+async def test_thousands_of_threads_decode_without_a_layout_per_track(tmp_path, monkeypatch):
+    """Hand-written edge case: 3,000 threads in 30 processes. Each decoded track used to lay
+    every row out again, and the decoding thread waited for it (50k threads: seconds a key,
+    for minutes); the rows are now laid out as decoding goes at most every PROGRESS_S, and the
+    rows of each process are found once per layout, not by a pass over every track per process."""
+    import json
+
+    from tui.screens import timeline
+
+    events = [{"ph": "X", "pid": 1 + i // 100, "tid": i, "ts": i, "dur": 2, "name": f"op{i % 7}"} for i in range(3000)]
+    path = tmp_path / "threads.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    calls = []
+    original = timeline.TimelineScreen._decoding
+    monkeypatch.setattr(timeline.TimelineScreen, "_decoding", lambda self, done, total: calls.append(done) or original(self, done, total))
+    app = XlaTuiApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        assert calls[-1] == 3000 and len(calls) < 300
+        groups = [row.group for row in view.rows if row.kind == "group"]
+        assert len(groups) == 30 and len(view.rows) == 30 + 3000
+        firsts = [view.rows[i + 1] for i, row in enumerate(view.rows) if row.kind == "group"]
+        assert [app.workspace.trace.tracks[row.index].group for row in firsts] == groups  # each group heads its own tracks
+        await pilot.press("end")
+        assert view.cursor_row == len(view.rows) - 1

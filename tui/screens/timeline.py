@@ -9,6 +9,7 @@ search box exists only while open): Textual's cost per keypress grows with their
 
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 import numpy as np
@@ -43,6 +44,7 @@ BOLD, ITALIC, WARNING = Style(bold=True), Style(italic=True), Style(bold=True, c
 NO_PROFILE = "No profile loaded: open an .xplane.pb, a trace JSON or a logdir (alone or beside a dump)."
 FLOWS_LISTED = 8  # linked events listed in the panel
 INSTANTS_LISTED = 200  # instant events listed in the panel (the rest: zoom in)
+PROGRESS_S = 0.1  # the rows are laid out again as tracks decode, at most this often
 DEVICE_COLUMNS = 4  # the steps table's busy columns, one per device; more devices: the least, mean and most busy
 
 
@@ -139,7 +141,16 @@ class TimelineScreen(WorkspaceScreen):
     @work(thread=True, exclusive=True, group="timeline-decode")
     def _decode(self, ws: Workspace) -> None:
         trace = ws.trace
-        trace.decode_all(lambda done, total: self.app.call_from_thread(self._decoding, done, total))
+        told = [time.monotonic()]
+
+        def progress(done: int, total: int) -> None:
+            """Tracks decoded: the rows show them, every PROGRESS_S (not after each of 50k
+            tracks: the worker waits for each call, and the rows' layout is the trace's size)."""
+            if done == total or time.monotonic() - told[0] >= PROGRESS_S:
+                self.app.call_from_thread(self._decoding, done, total)
+                told[0] = time.monotonic()
+
+        trace.decode_all(progress)
         try:  # a GPU's kernels' op stats, read here rather than on the UI's first op lookup
             kernel_ops = kernel_op_names(trace)
             add_derived_lines(ws)

@@ -19,6 +19,7 @@ repaints only the lines that differ from those shown.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -216,14 +217,19 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         if on_top and PINNED not in self.collapsed:
             for kind, k in on_top:
                 rows += self._track_rows(k, shown_tracks[k]) if kind == "track" else [Row("counter", trace.counters[k].group, k)]
+        grouped_tracks, grouped_counters = defaultdict(list), defaultdict(list)
+        for k, track in tracks:
+            grouped_tracks[track.group].append((k, track))
+        for k, counter in counters:
+            grouped_counters[counter.group].append(k)
         for group in groups:
             rows.append(Row("group", group, -1))
             if group in self.collapsed:
                 continue
-            for k, track in tracks:
-                if track.group == group and ("track", k) not in pinned:
+            for k, track in grouped_tracks[group]:
+                if ("track", k) not in pinned:
                     rows += self._track_rows(k, track)
-            rows += [Row("counter", group, k) for k, c in counters if c.group == group and ("counter", k) not in pinned]
+            rows += [Row("counter", group, k) for k in grouped_counters[group] if ("counter", k) not in pinned]
         return rows
 
     @staticmethod
