@@ -618,6 +618,12 @@ def test_chrome_parts_beside_the_events_are_named_when_skipped(tmp_path):
         trace = load_trace(path)
         assert trace.event_count == 1 and trace.warnings == said
         assert trace.tracks[0].event_args(0) == {"k": "v"}
+    from tui.model.summary import format_summary, summarize
+    from tui.model.workspace import Workspace
+
+    workspace = Workspace(trace=trace)
+    workspace.warnings.extend(trace.warnings)  # as load_workspace does
+    assert "trace: 1 event on 1 track over 2 us" in format_summary(summarize(workspace)).splitlines()  # not "1 events"
 
 
 def test_chrome_async_events_on_a_track_per_category(tmp_path):

@@ -226,7 +226,9 @@ def format_summary(summary: dict) -> str:
     else:
         warned = len(trace.get("lost_data") or ())
         lost = f"; data lost or skipped ({warned} warning{'s' if warned != 1 else ''} below)" if warned else ""
-        lines.append(f"trace: {trace['events']} events on {trace['tracks']} tracks over {format_ns(trace['span_us'] * 1000, 4)}{lost}")
+        events, tracks = trace["events"], trace["tracks"]
+        lines.append(f"trace: {events} event{'s' if events != 1 else ''} on {tracks} track{'s' if tracks != 1 else ''}"
+                     f" over {format_ns(trace['span_us'] * 1000, 4)}{lost}")
         lines += _trace_lines(trace)
     for w in summary["warnings"]:
         lines.append(f"warning: {w}")

@@ -491,7 +491,7 @@ class TimelineScreen(WorkspaceScreen):
     # -- the info line --------------------------------------------------------------------------
     def _trace_line(self) -> Text:
         trace = self.trace
-        text = Text(f" {trace.event_count:,} events, {_tracks(trace)}", style="dim")
+        text = Text(f" {trace.event_count:,} event{'s' if trace.event_count != 1 else ''}, {_tracks(trace)}", style="dim")
         if trace.warnings:
             text.append(f"  ⚠ data lost or skipped: {len(trace.warnings)} warning(s) below", style="bold red")
         return text
@@ -916,5 +916,6 @@ def _counter_format(name: str) -> Callable[..., str]:
 def _tracks(trace: Trace) -> str:
     """`53 tracks`, and the lines derived from them (derived_lines), which are not the file's."""
     derived = [track.name.partition(" - from")[0] for track in trace.tracks if track.derived]
-    text = f"{len(trace.tracks) - len(derived)} tracks"
+    count = len(trace.tracks) - len(derived)
+    text = f"{count} track{'s' if count != 1 else ''}"
     return text + f" and {len(derived)} derived ({', '.join(dict.fromkeys(derived))})" if derived else text
