@@ -256,6 +256,36 @@ def test_undefined_operand_is_located(mlp_text):
     assert str(err).startswith(f"m.hlo:{index + 1}:{err.column}: ")
 
 
+def _call_chain(depth: int, cycle: bool = False) -> str:
+    """Hand-written edge case: ENTRY calls c0, c0 calls c1, ... down to c{depth - 2} (a chain
+    of `depth` computations with the entry); with `cycle`, the last calls c0 again."""
+    last = depth - 2
+    parts = ["HloModule chain, is_scheduled=true", ""]
+    for i in range(last, -1, -1):
+        body = (f"ROOT %k = f32[2]{{0}} call(f32[2]{{0}} %p), to_apply=%c{i + 1}" if i < last else
+                "ROOT %k = f32[2]{0} call(f32[2]{0} %p), to_apply=%c0" if cycle else "ROOT %n = f32[2]{0} negate(f32[2]{0} %p)")
+        parts.append(f"%c{i} (p: f32[2]) -> f32[2] {{\n  %p = f32[2]{{0}} parameter(0)\n  {body}\n}}\n")
+    parts.append("ENTRY %main (p: f32[2]) -> f32[2] {\n  %p = f32[2]{0} parameter(0)\n"
+                 "  ROOT %k = f32[2]{0} call(f32[2]{0} %p), to_apply=%c0\n}\n")
+    return "\n".join(parts)
+
+
+def test_calls_nested_past_the_limit_or_in_a_cycle_are_located():
+    """Control flow 128 computations deep loads; deeper is refused at the call that passes the
+    limit (1,500 deep ran Python's stack out: a traceback), as is a cycle of calls."""
+    from tui.model.hlo import MAX_CALL_DEPTH
+
+    module = parse_hlo(_call_chain(MAX_CALL_DEPTH), "m.hlo")
+    assert len(module.computations) == MAX_CALL_DEPTH
+    deep = _call_chain(1500)
+    err = _error(deep)
+    assert f"call one another more than {MAX_CALL_DEPTH} deep" in err.problem
+    assert "call(" in deep.splitlines()[err.line - 1]
+    cycle = _call_chain(4, cycle=True)
+    err = _error(cycle)
+    assert "a cycle of calls" in err.problem and "call(" in cycle.splitlines()[err.line - 1]
+
+
 def test_malformed_shape_is_located(mlp_text):
     lines = mlp_text.splitlines()
     index = next(k for k, line in enumerate(lines) if " = f32[" in line and "ROOT" not in line)

@@ -467,7 +467,47 @@ def _parse_module(text: str, path: str | None) -> HloModule:
         entry = computations[-1]  # XLA's rule when nothing is marked ENTRY
         entry.is_entry = True
     warnings += _unknown_opcodes(computations)
-    return HloModule(name, header, computations, entry, sections, path, warnings)
+    module = HloModule(name, header, computations, entry, sections, path, warnings)
+    _check_call_depth(module, error)
+    return module
+
+
+MAX_CALL_DEPTH = 128  # computations deep; the model follows calls by recursion (XLA inlines calls: a few levels)
+_CONTROL_FLOW = frozenset(("call", "while", "conditional", "async-start"))
+
+
+def _check_call_depth(module: HloModule, error) -> None:
+    """HloParseError where control flow nests computations more than MAX_CALL_DEPTH deep, or
+    computations call one another in a cycle: refused by line, where following them would run
+    Python's stack out. Only call/while/conditional/async-start are read (fusions' attributes
+    are not: reading them all would cost more than the parse)."""
+    callees: dict[HloComputation, list] = {}
+    for comp in module.computations:
+        for ins in comp.instructions:
+            if ins.opcode in _CONTROL_FLOW:
+                callees.setdefault(comp, []).extend((ins, callee) for callee in ins.called_computations)
+    height: dict[HloComputation, int] = {}
+    for start in callees:
+        if start in height:
+            continue
+        stack, on_path = [(start, 0)], {start}
+        while stack:
+            comp, k = stack.pop()
+            edges = callees.get(comp, [])
+            if k < len(edges):
+                stack.append((comp, k + 1))
+                ins, callee = edges[k]
+                if callee in on_path:
+                    raise error(f"a cycle of calls: {comp.name!r} calls {callee.name!r}, which leads back to it", ins.line_number - 1)
+                if callee not in height:
+                    on_path.add(callee)
+                    stack.append((callee, 0))
+                continue
+            on_path.discard(comp)
+            tallest = max(edges, key=lambda edge: height[edge[1]], default=None)
+            height[comp] = 1 + (height[tallest[1]] if tallest else 0)
+            if height[comp] > MAX_CALL_DEPTH:
+                raise error(f"computations call one another more than {MAX_CALL_DEPTH} deep from here", tallest[0].line_number - 1)
 
 
 def _parse_computation(lines, i, shape_cache, error):
