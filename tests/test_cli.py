@@ -212,6 +212,9 @@ def test_bad_inputs_get_one_clear_line(tmp_path):
     nested = tmp_path / "nested.hlo"  # as deep as Python's stack: a RecursionError's traceback before
     nested.write_text(text.replace("f32[256,64]{1,0} parameter(0)", f"{'(' * 1500}f32[256,64]{{1,0}}{')' * 1500} parameter(0)", 1))
     _one_line_error(run("--summary", str(nested)), "nested.hlo:", "tuple shape nested more than 100 deep")
+    deep_json = tmp_path / "deep.json"  # an event's args 5,000 arrays deep: msgspec's RecursionError before
+    deep_json.write_text('{"traceEvents": [{"ph": "X", "ts": 0, "dur": 1, "name": "a", "args": {"x": %s1%s}}]}' % ("[" * 5000, "]" * 5000))
+    _one_line_error(run("--summary", str(deep_json)), "deep.json", "nested too deeply")
     _one_line_error(run("--summary", str(FIXTURES / "mlp.hlo"), "extra"), "unrecognized arguments: extra")
     _one_line_error(run("--profile-seconds", "soon", str(FIXTURES / "mlp.hlo")), "--profile-seconds", "'soon'")
 

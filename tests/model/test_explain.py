@@ -99,6 +99,16 @@ def test_shardings_before_and_after_partitioning_agree():
     assert compared >= 4
 
 
+def test_a_backend_config_nested_past_pythons_depth_is_shown_raw():
+    """Hand-written edge case: JSON 3,000 objects deep (json's RecursionError crashed the
+    details page); as any backend_config that does not decode, it is kept as its text."""
+    from tui.model import hlo_attrs
+
+    deep = '{"a":' * 3000 + "1" + "}" * 3000
+    assert hlo_attrs.parse_backend_config(deep) == deep
+    assert hlo_attrs.parse_backend_config('{"a": {"b": 1}}') == {"a": {"b": 1}}
+
+
 def test_dot_dimensions_and_backend_config():
     module = read_hlo(FIXTURES / "transformer" / "module_0014.jit_train_step.cpu_after_optimizations.txt")
     dot = next(i for i in module.instructions() if i.opcode == "dot" and i.attr("lhs_contracting_dims"))

@@ -127,7 +127,7 @@ def parse_backend_config(value: str):
     if text.startswith("{"):
         try:
             return json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past Python's depth limit: shown raw
             return text
     return text
 

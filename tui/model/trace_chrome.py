@@ -108,6 +108,8 @@ def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS) 
                 raise InputError(path, f"JSON but not a Chrome trace: {error}") from None
         except msgspec.DecodeError as error:
             raise InputError(path, _where(raw, str(error), compressed)) from None
+        except RecursionError:  # msgspec's decoder has Python's depth limit
+            raise InputError(path, "JSON nested too deeply to read (arrays or objects about a thousand levels deep)") from None
     if isinstance(doc, list):
         return doc, []
     return doc.traceEvents, [name for name, _, _ in _UNSHOWN_PARTS if bytes(getattr(doc, name, b"")).strip() not in _EMPTY]
