@@ -541,3 +541,11 @@ def test_malformed_source_target_pairs_raise():
         parse_source_target_pairs("{{0,1,2}}")
     with pytest.raises(ShardingError, match="expected '{'"):
         parse_source_target_pairs("[0,1]")
+
+
+def test_a_sharding_nested_past_pythons_depth_is_a_sharding_error():
+    """Hand-written edge case: braces 2,000 deep ran the parser out of stack (a RecursionError
+    crashed the details page); it is a ShardingError, which the page shows as undecoded."""
+    with pytest.raises(ShardingError, match="nested too deeply"):
+        parse_sharding("{" * 2000 + "replicated" + "}" * 2000)
+    assert parse_sharding("{{replicated}, {maximal device=1}}").elements[1].device == 1

@@ -135,7 +135,10 @@ def parse_sharding(text: str) -> Sharding:
     if not body.startswith("{"):
         body, shift = "{" + body + "}", shift - 1
     cur = _Cursor(body, text, shift)
-    sharding = _sharding(cur)
+    try:
+        sharding = _sharding(cur)
+    except RecursionError:  # tuple shardings nest as their shapes do: a few levels, not a thousand
+        raise ShardingError("sharding nested too deeply to read") from None
     cur.expect_end()
     return sharding
 
