@@ -106,3 +106,14 @@ def test_tuples_nest_to_a_limit_named_where_it_is_passed():
     with pytest.raises(ShapeError, match=f"nested more than {MAX_TUPLE_DEPTH} deep") as raised:
         parse_shape("(" * 1500 + "f32[2]" + ")" * 1500)
     assert raised.value.column == MAX_TUPLE_DEPTH
+
+
+def test_an_array_whose_bytes_overflow_64_bits_is_refused():
+    """As XLA's ShapeUtil::ValidateShape: f32[2**62] is 2**64 bytes (an OverflowError in the
+    memory profile's int64 sizes before); the most an int64 holds still parses."""
+    with pytest.raises(ShapeError, match="overflows 64 bits"):
+        parse_shape(f"f32[{2**62}]{{0}}")
+    with pytest.raises(ShapeError, match="overflows 64 bits"):
+        parse_shape(f"(f32[2], bf16[{2**31},{2**32}])")
+    assert parse_shape(f"s8[{2**63 - 1}]{{0}}").dims == (2**63 - 1,)
+    assert parse_shape(f"s4[{2**63 - 1},2]").dims == (2**63 - 1, 2)

@@ -25,6 +25,7 @@ ELEMENT_BITS: dict[str, int] = {
 
 COMBINE = -1  # a `*` tile dimension: combine this dimension into the next more minor one
 MAX_TUPLE_DEPTH = 100  # deeper is refused, named by line and column (programs nest a few levels)
+_MOST_BITS = (2**63 - 1) * 8  # an array's bytes must fit an int64, as XLA's ShapeUtil::ValidateShape checks
 
 
 class ShapeError(ValueError):
@@ -227,6 +228,8 @@ def _parse_at(text: str, pos: int, depth: int = 0) -> tuple[Shape, int]:
     if dtype not in ELEMENT_BITS:
         raise ShapeError(f"unknown element type {dtype!r}", pos)
     dims, dynamic = _parse_dims(m.group(2), m.start(2))
+    if math.prod(dims) * ELEMENT_BITS[dtype] > _MOST_BITS:
+        raise ShapeError("its size overflows 64 bits (XLA refuses such shapes)", pos)
     end = m.end()
     layout = None
     if text.startswith("{", end):
