@@ -255,24 +255,24 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
     def _notes_width(self) -> int:
         return min(self._notes_length + 2, max(self._width * 2 // 5, 24)) if self.notes else 0
 
+    def _fitting(self, columns: list, numbers: int, keep: int) -> list:
+        """`columns` (after `numbers` columns always shown) less their last ones, down to `keep`,
+        until the names have NAME_WIDTH on a narrow terminal."""
+        columns = list(columns)
+        fixed = numbers * _NUMBER_WIDTH + self._program_width + self._notes_width() + 1
+        while len(columns) > keep and self._width - fixed - len(columns) * _NUMBER_WIDTH < NAME_WIDTH:
+            columns.pop()
+        return columns
+
     def _shown_rates(self) -> list[str]:
         """The rate columns that fit: on a narrow terminal the last ones make room for the names."""
-        rates = list(self.rates)
         numbers = len(_NUMBERS) + bool(self.total) if self.columns is None else len(self.columns)
-        fixed = numbers * _NUMBER_WIDTH + self._program_width + self._notes_width() + 1
-        while rates and self._width - fixed - len(rates) * _NUMBER_WIDTH < NAME_WIDTH:
-            rates.pop()
-        return rates
+        return self._fitting(self.rates, numbers, keep=0)
 
     def _own_columns(self, fit: bool) -> list[Column]:
         """A table's own columns; to `fit` a narrow terminal, the last ones make room for the
         names (as the rate columns do)."""
-        columns = list(self.columns or ())
-        if fit:
-            fixed = self._program_width + self._notes_width() + 1
-            while len(columns) > 1 and self._width - fixed - len(columns) * _NUMBER_WIDTH < NAME_WIDTH:
-                columns.pop()
-        return columns
+        return self._fitting(self.columns or (), 0, keep=1) if fit else list(self.columns or ())
 
     def _column_titles(self, rates: list[str], fit: bool = True) -> list[str]:
         """The titles of the columns after the name (and program)."""
