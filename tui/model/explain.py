@@ -17,6 +17,7 @@ from tui.model import hlo_attrs
 from tui.model.hlo import HloInstruction
 from tui.model.shapes import ELEMENT_BITS, COMBINE, Shape, human_bytes
 from tui.model.sharding import ShardingError, parse_replica_groups, parse_sharding, parse_source_target_pairs
+from tui.model.words import counted
 
 HOST_MEMORY_SPACE = 5  # XLA's Layout::kHostMemorySpace
 
@@ -94,7 +95,7 @@ def _leaf_rows(shape: Shape, platform: str) -> list[Row]:
     if not shape.is_array:
         return [Row("type", f"{shape.dtype}: carries no data")]
     bits = ELEMENT_BITS.get(shape.dtype, 0)
-    width = f"{bits // 8} byte{'s' if bits != 8 else ''}" if bits % 8 == 0 else f"{bits} bits"
+    width = counted(bits // 8, "byte") if bits % 8 == 0 else f"{bits} bits"
     rows = [
         Row("dtype", f"{shape.dtype}: {width} per element"),
         Row("dims", f"{shape.dims_text()} = {shape.element_count:,} elements" if shape.dims else "scalar"),
@@ -283,7 +284,7 @@ def groups_words(groups: list[list[int]]) -> str:
     size = f"size {sizes.pop()}" if len(sizes) == 1 else "sizes " + ", ".join(str(len(g)) for g in groups)
     shown = " ".join("{" + _members(g) + "}" for g in groups[:16])
     more = f" ... ({len(groups) - 16} more)" if len(groups) > 16 else ""
-    return f"{len(groups)} group{'s' if len(groups) != 1 else ''} of {size}: {shown}{more}"
+    return f"{counted(len(groups), 'group')} of {size}: {shown}{more}"
 
 
 def sharding_words(ins: HloInstruction, raw: str, partitioned: bool) -> str:

@@ -16,6 +16,7 @@ from tui.model import hlo_attrs
 from tui.model.categories import is_opcode
 from tui.model.errors import InputError
 from tui.model.shapes import Shape, ShapeError, parse_shape, parse_shape_prefix
+from tui.model.words import counted
 
 
 class HloParseError(InputError):
@@ -398,7 +399,7 @@ def _unknown_opcodes(computations: list[HloComputation]) -> list[str]:
         return []
     names = sorted({ins.opcode for ins in unknown})
     listed = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
-    count = f"{len(unknown)} instruction{'s' if len(unknown) > 1 else ''}"
+    count = counted(len(unknown), "instruction")
     return [f"{count} with an opcode XLA does not know ({listed}), first at line {unknown[0].line_number}:"
             " shown as elementwise, no cost"]
 

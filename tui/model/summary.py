@@ -9,6 +9,7 @@ from tui.model.errors import InputError
 from tui.model.explain import si
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
+from tui.model.words import counted
 from tui.model.workspace import Workspace
 
 
@@ -225,9 +226,8 @@ def format_summary(summary: dict) -> str:
         lines.append("trace: none")
     else:
         warned = len(trace.get("lost_data") or ())
-        lost = f"; data lost or skipped ({warned} warning{'s' if warned != 1 else ''} below)" if warned else ""
-        events, tracks = trace["events"], trace["tracks"]
-        lines.append(f"trace: {events} event{'s' if events != 1 else ''} on {tracks} track{'s' if tracks != 1 else ''}"
+        lost = f"; data lost or skipped ({counted(warned, 'warning')} below)" if warned else ""
+        lines.append(f"trace: {counted(trace['events'], 'event')} on {counted(trace['tracks'], 'track')}"
                      f" over {format_ns(trace['span_us'] * 1000, 4)}{lost}")
         lines += _trace_lines(trace)
     for w in summary["warnings"]:
@@ -257,7 +257,7 @@ def _trace_lines(trace: dict) -> list[str]:
     trials = [row for row in trace["program_runs"] if row["autotuning"]]
     if runs:
         lines.append("  program runs on the devices (XLA Modules): " + "; ".join(
-            f"{row['name']} {row['runs']} on {row['devices']} device{'s' if row['devices'] > 1 else ''}, mean "
+            f"{row['name']} {row['runs']} on {counted(row['devices'], 'device')}, mean "
             f"{format_ns(row['mean_us'] * 1000, 4)} (min {format_ns(row['min_us'] * 1000, 4)}, "
             f"max {format_ns(row['max_us'] * 1000, 4)})" for row in runs[:TOP_RUNS])
             + (f"; … ({len(runs)} programs)" if len(runs) > TOP_RUNS else "")

@@ -25,6 +25,7 @@ from tui.model.memory import SORTS, MemoryProfile, memory_counters, memory_profi
 from tui.model.scopes import BY_LINE
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
+from tui.model.words import counted
 from tui.model.workspace import ModuleEntry, Selection, Workspace
 from tui.screens.base import WorkspaceScreen
 from tui.widgets.buffer_table import BufferTable
@@ -254,7 +255,7 @@ class MemoryScreen(WorkspaceScreen):
         others = len(counters) - len(shown)
         self._head(Text.assemble(
             ("Memory over time (profile): ", "bold"),
-            (f"{len(shown)} allocator counter{'s' if len(shown) > 1 else ''}"
+            (f"{counted(len(shown), 'allocator counter')}"
              + (f" ({others} more all zero or not shown)" if others else "")
              + f"; each point is the most a counter held in its {format_ns(int(grid[1] - grid[0]))}", "dim"),
             ("\nHighest: ", "bold"), (f"{highest.name} {human_bytes(int(highest.value.max()))}", f"bold {XLA_PEAK_COLOR}"),

@@ -34,6 +34,7 @@ from tui.model.steps import Step, step_labels, steps as training_steps
 from tui.model.timescale import format_ns
 from tui.model.trace import CounterSpan, NameStats, Trace, TraceLanes, Track, return_freed_memory
 from tui.model.utilization import DeviceBusy, DeviceTime, busy_text, device_label
+from tui.model.words import counted
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
 from tui.screens.roofline import open_roofline
@@ -491,7 +492,7 @@ class TimelineScreen(WorkspaceScreen):
     # -- the info line --------------------------------------------------------------------------
     def _trace_line(self) -> Text:
         trace = self.trace
-        text = Text(f" {trace.event_count:,} event{'s' if trace.event_count != 1 else ''}, {_tracks(trace)}", style="dim")
+        text = Text(f" {counted(trace.event_count, 'event')}, {_tracks(trace)}", style="dim")
         if trace.warnings:
             text.append(f"  ⚠ data lost or skipped: {len(trace.warnings)} warning(s) below", style="bold red")
         return text
@@ -916,6 +917,5 @@ def _counter_format(name: str) -> Callable[..., str]:
 def _tracks(trace: Trace) -> str:
     """`53 tracks`, and the lines derived from them (derived_lines), which are not the file's."""
     derived = [track.name.partition(" - from")[0] for track in trace.tracks if track.derived]
-    count = len(trace.tracks) - len(derived)
-    text = f"{count} track{'s' if count != 1 else ''}"
+    text = counted(len(trace.tracks) - len(derived), "track")
     return text + f" and {len(derived)} derived ({', '.join(dict.fromkeys(derived))})" if derived else text
