@@ -162,7 +162,7 @@ def test_a_json_traces_step_numbers_are_kept_from_the_load(runs, monkeypatch):
     trace = load_trace(runs[-1] / "perfetto_trace.json.gz")
     trace.decode_all()
     read = []
-    monkeypatch.setattr(trace_chrome, "_decode", lambda *args: read.append(args) or ([], []))
+    monkeypatch.setattr(trace_chrome, "_decode", lambda *args: read.append(args) or [])
     assert [step.number for step in steps(trace, DeviceTime(trace))] == [0, 1, 2] and read == []
     track = next(t for t in trace.tracks if t.count)
     with pytest.raises(InputError, match="changed since it was loaded"):  # the stubbed read finds no events

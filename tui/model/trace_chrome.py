@@ -84,9 +84,9 @@ class _AsyncTrack:
         return f"async {self.cat}" if self.cat else "async"
 
 
-def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS) -> tuple[list, list[str]]:
-    """The file's events, by the first decoder whose types fit them, and the names of its parts
-    beside them that hold something not shown (Linux ftrace text, CPU profile samples)."""
+def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS):
+    """The file's document (a `{"traceEvents": [...]}` object or a bare list of events), by the
+    first decoder whose types fit its events."""
     try:
         raw = path.read_bytes()
     except OSError as error:
@@ -110,9 +110,17 @@ def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS) 
             raise InputError(path, _where(raw, str(error), compressed)) from None
         except RecursionError:  # msgspec's decoder has Python's depth limit
             raise InputError(path, "JSON nested too deeply to read (arrays or objects about a thousand levels deep)") from None
-    if isinstance(doc, list):
-        return doc, []
-    return doc.traceEvents, [name for name, _, _ in _UNSHOWN_PARTS if bytes(getattr(doc, name, b"")).strip() not in _EMPTY]
+    return doc
+
+
+def _events(doc) -> list:
+    return doc if isinstance(doc, list) else doc.traceEvents
+
+
+def _unshown(doc) -> list[str]:
+    """The names of the parts beside the events that hold something not shown (Linux ftrace
+    text, CPU profile samples)."""
+    return [] if isinstance(doc, list) else [name for name, _, _ in _UNSHOWN_PARTS if bytes(getattr(doc, name)).strip() not in _EMPTY]
 
 
 _GZIP = b"\x1f\x8b"
@@ -192,7 +200,8 @@ class _Host:
         self.path = path
         self.label = label
         self.warnings: list[str] = []
-        events, unshown = _decode(path)
+        doc = _decode(path)
+        events, unshown = _events(doc), _unshown(doc)
         if unshown:
             self.warnings.append(f"{path.name}: its {' and '.join(unshown)} were skipped (only its traceEvents are shown)")
         self.complete = [event for event in events if event.ph == "X"]
@@ -342,7 +351,7 @@ class _LazyArgs:
         stat = self.path.stat()
         if (stat.st_size, stat.st_mtime_ns) != self.stamp:
             raise InputError(self.path, "changed since it was loaded: load it again to see args")
-        events, _ = _decode(self.path, _ARGS_DECODERS)
+        events = _events(_decode(self.path, _ARGS_DECODERS))
         complete = [event for event in events if event.ph == "X"]
         if len(complete) != self.complete:
             raise InputError(self.path, "changed since it was loaded: load it again to see args")
