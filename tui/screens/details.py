@@ -66,11 +66,12 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
         self._view: DetailsView | None = None
         self._pages: OrderedDict[tuple[str | None, str], Page] = OrderedDict()  # (module, instruction) -> page, see _keep
         self._still = StillWatch()
-        self._held = HeldKey(self)  # j or k held down: the next page, laid out between repeats
+        self._held: HeldKey | None = None  # j or k held down: the next page, laid out between repeats
 
     def body(self) -> ComposeResult:
         view = DetailsView(id="details")
         view.followed = self._followed
+        self._held = HeldKey(view)
         yield view
 
     @property

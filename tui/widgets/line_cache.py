@@ -10,6 +10,8 @@ again only those refreshed since, so a frame costs what changed on it.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region, Size
@@ -37,6 +39,7 @@ class LineCache:
     - a line handed over again (the same Strip object) skips the fitting and filters: what they
       made of it the last time is remembered;
     - `refresh_view_lines(lines)`: repaint lines of the view, one region per run;
+    - `after_frame(work)`: `work` runs right after the next frame that draws this widget;
     - `restyled()`: a widget that keeps drawn lines of its own (not in `strip_cache`) drops them
       here; called before a frame when the style its lines were drawn on changed (a new theme).
     """
@@ -54,6 +57,7 @@ class LineCache:
     _drawn_on: Style | None = None  # the base style of the lines drawn so far
     _passed: dict | None = None  # id(line) -> (line, what fitting and the filters made of it), see _passing
     _filter_background = None  # the background the filters draw on (read again with a new frame or style)
+    _after_frame: Callable[[], object] | None = None  # work for once the next frame drawing this widget is out
 
     @property
     def base_style(self) -> Style:
@@ -151,7 +155,15 @@ class LineCache:
     def restyled(self) -> None:
         """The base style changed since lines were drawn: drop lines kept outside `strip_cache`."""
 
+    def after_frame(self, work: Callable[[], object]) -> None:
+        """Run `work` once the next frame that draws this widget is out (a held key's next
+        picture): it does not hold that frame back, nor wait for a timer after it."""
+        self._after_frame = work
+
     def render_lines(self, crop: Region) -> list[Strip]:
+        if self._after_frame is not None:  # this frame is being composed: Textual runs these once it is out
+            self.screen._invoke_later(self._after_frame, self)
+            self._after_frame = None
         if self._frame is None and self._drawn_on != (base := self.base_style):  # a restyle drops the frame first
             if self._drawn_on is not None:
                 self.restyled()

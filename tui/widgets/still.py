@@ -13,14 +13,12 @@ CPU) until a key, the mouse, a resize or a change of what it shows wakes it agai
 
 from __future__ import annotations
 
-import asyncio
 from typing import Callable, Hashable
 
-from textual.message_pump import MessagePump
+from tui.widgets.line_cache import LineCache
 
 TICK_S = 0.05  # still for two ticks after a key (100 ms; one to two if keys come while it ticks):
 # ready before a quick tapper's next key
-AFTER_FRAME_S = 0.02  # a frame is out within 17 ms of its key (60 per second); a held key repeats every 25-40 ms
 
 
 class StillWatch:
@@ -56,24 +54,22 @@ _MOVED = object()  # a state no view is in
 
 class HeldKey:
     """Spots a key pressed again right after itself (held down, its repeats come every few
-    tens of milliseconds) and has the work for its next press done AFTER_FRAME_S after each
-    press: once the frame is out, before the next repeat.
+    tens of milliseconds) and has the work for its next press done right after the frame that
+    shows this one (LineCache.after_frame): the frame goes out first, and the work fills the
+    time before the next repeat. Done then, it runs in the same stretch of busy time as the key
+    itself, so the app goes idle once, not twice, per key (a test that waits for idleness after
+    each key, as Pilot does, finds it no slower than an app that works nothing ahead). Work set
+    going by an earlier press, not run yet, is let go."""
 
-    The delay is the event loop's own (`call_later`), not a Textual timer: a key pressed on
-    and on would otherwise stop one timer and start another every time (a task cancelled and
-    one created, the widget's repr taken for its name), about 0.24 ms of each key. When it is
-    due, the work runs as one of the owner's messages (`call_next`), as a timer's would."""
-
-    def __init__(self, owner: MessagePump):
-        self._owner = owner
+    def __init__(self, view: LineCache):
+        self._view = view
         self._last: Hashable = None
-        self._due: asyncio.TimerHandle | None = None
+        self._presses = 0
 
     def pressed(self, key: Hashable, ahead: Callable[[], None]) -> None:
         """`key` was pressed; `ahead` makes what its next press would show."""
-        if self._due is not None:
-            self._due.cancel()
-            self._due = None
         again, self._last = key == self._last, key
+        self._presses += 1
         if again:
-            self._due = asyncio.get_running_loop().call_later(AFTER_FRAME_S, self._owner.call_next, ahead)
+            press = self._presses
+            self._view.after_frame(lambda: press == self._presses and ahead())
