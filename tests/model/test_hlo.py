@@ -256,34 +256,44 @@ def test_undefined_operand_is_located(mlp_text):
     assert str(err).startswith(f"m.hlo:{index + 1}:{err.column}: ")
 
 
-def _call_chain(depth: int, cycle: bool = False) -> str:
+def _call_chain(depth: int, cycle: bool = False, fusions: bool = False) -> str:
     """Hand-written edge case: ENTRY calls c0, c0 calls c1, ... down to c{depth - 2} (a chain
-    of `depth` computations with the entry); with `cycle`, the last calls c0 again."""
+    of `depth` computations with the entry); with `cycle`, the last calls c0 again; with
+    `fusions`, each is a loop fusion of the next instead of a call."""
     last = depth - 2
+
+    def calling(callee: str) -> str:
+        if fusions:
+            return f"ROOT %k = f32[2]{{0}} fusion(f32[2]{{0}} %p), kind=kLoop, calls=%{callee}"
+        return f"ROOT %k = f32[2]{{0}} call(f32[2]{{0}} %p), to_apply=%{callee}"
+
     parts = ["HloModule chain, is_scheduled=true", ""]
     for i in range(last, -1, -1):
-        body = (f"ROOT %k = f32[2]{{0}} call(f32[2]{{0}} %p), to_apply=%c{i + 1}" if i < last else
-                "ROOT %k = f32[2]{0} call(f32[2]{0} %p), to_apply=%c0" if cycle else "ROOT %n = f32[2]{0} negate(f32[2]{0} %p)")
+        body = calling(f"c{i + 1}") if i < last else calling("c0") if cycle else "ROOT %n = f32[2]{0} negate(f32[2]{0} %p)"
         parts.append(f"%c{i} (p: f32[2]) -> f32[2] {{\n  %p = f32[2]{{0}} parameter(0)\n  {body}\n}}\n")
-    parts.append("ENTRY %main (p: f32[2]) -> f32[2] {\n  %p = f32[2]{0} parameter(0)\n"
-                 "  ROOT %k = f32[2]{0} call(f32[2]{0} %p), to_apply=%c0\n}\n")
+    parts.append(f"ENTRY %main (p: f32[2]) -> f32[2] {{\n  %p = f32[2]{{0}} parameter(0)\n  {calling('c0')}\n}}\n")
     return "\n".join(parts)
 
 
-def test_calls_nested_past_the_limit_or_in_a_cycle_are_located():
-    """Control flow 128 computations deep loads; deeper is refused at the call that passes the
-    limit (1,500 deep ran Python's stack out: a traceback), as is a cycle of calls."""
+@pytest.mark.parametrize("fusions", [False, True], ids=["calls", "fusions"])
+def test_calls_nested_past_the_limit_or_in_a_cycle_are_located(fusions):
+    """Calls (or fusions) 128 computations deep load; deeper is refused at the instruction that
+    passes the limit (1,500 deep ran Python's stack out in the cost model: a traceback), as is a
+    cycle of them."""
+    from tui.model.cost import module_cost
     from tui.model.hlo import MAX_CALL_DEPTH
 
-    module = parse_hlo(_call_chain(MAX_CALL_DEPTH), "m.hlo")
+    opcode = "fusion(" if fusions else "call("
+    module = parse_hlo(_call_chain(MAX_CALL_DEPTH, fusions=fusions), "m.hlo")
     assert len(module.computations) == MAX_CALL_DEPTH
-    deep = _call_chain(1500)
+    assert module_cost(module).flops == 2  # the innermost negate, followed all the way down
+    deep = _call_chain(1500, fusions=fusions)
     err = _error(deep)
     assert f"call one another more than {MAX_CALL_DEPTH} deep" in err.problem
-    assert "call(" in deep.splitlines()[err.line - 1]
-    cycle = _call_chain(4, cycle=True)
+    assert opcode in deep.splitlines()[err.line - 1]
+    cycle = _call_chain(4, cycle=True, fusions=fusions)
     err = _error(cycle)
-    assert "a cycle of calls" in err.problem and "call(" in cycle.splitlines()[err.line - 1]
+    assert "a cycle of calls" in err.problem and opcode in cycle.splitlines()[err.line - 1]
 
 
 def test_malformed_shape_is_located(mlp_text):

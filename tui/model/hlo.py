@@ -473,20 +473,23 @@ def _parse_module(text: str, path: str | None) -> HloModule:
     return module
 
 
-MAX_CALL_DEPTH = 128  # computations deep; the model follows calls by recursion (XLA inlines calls: a few levels)
-_CONTROL_FLOW = frozenset(("call", "while", "conditional", "async-start"))
+MAX_CALL_DEPTH = 128  # computations deep; the model follows calls and fusions by recursion (XLA nests a few levels)
+_CALLING = frozenset((  # the opcodes whose attributes name computations
+    "call", "while", "conditional", "async-start", "fusion", "fusion-start", "map", "reduce", "reduce-window",
+    "select-and-scatter", "scatter", "sort", "all-reduce", "all-reduce-start", "reduce-scatter", "custom-call"))
+_CALLEES = re.compile(r"(?<![\w.\-])(?:" + "|".join(hlo_attrs.COMPUTATION_KEYS) + r")=(\{[^}]*\}|[^\s,{}]+)")
 
 
 def _check_call_depth(module: HloModule, error) -> None:
-    """HloParseError where control flow nests computations more than MAX_CALL_DEPTH deep, or
-    computations call one another in a cycle: refused by line, where following them would run
-    Python's stack out. Only call/while/conditional/async-start are read (fusions' attributes
-    are not: reading them all would cost more than the parse)."""
+    """HloParseError where computations nest (calls, loops, branches, fusions, reducers) more
+    than MAX_CALL_DEPTH deep, or call one another in a cycle: refused by line, where following
+    them would run Python's stack out."""
     callees: dict[HloComputation, list] = {}
+    by_name = {comp.name: comp for comp in module.computations}
     for comp in module.computations:
         for ins in comp.instructions:
-            if ins.opcode in _CONTROL_FLOW:
-                callees.setdefault(comp, []).extend((ins, callee) for callee in ins.called_computations)
+            if ins.opcode in _CALLING:
+                callees.setdefault(comp, []).extend((ins, callee) for callee in _callees(ins, by_name))
     height: dict[HloComputation, int] = {}
     for start in callees:
         if start in height:
@@ -509,6 +512,21 @@ def _check_call_depth(module: HloModule, error) -> None:
             height[comp] = 1 + (height[tallest[1]] if tallest else 0)
             if height[comp] > MAX_CALL_DEPTH:
                 raise error(f"computations call one another more than {MAX_CALL_DEPTH} deep from here", tallest[0].line_number - 1)
+
+
+def _callees(ins: HloInstruction, by_name: dict[str, HloComputation]) -> list[HloComputation]:
+    """The computations `ins` names, read off its attributes' text before its metadata (XLA
+    prints them first): parsing every fusion's attributes whole would cost a third of the
+    module's parse."""
+    line, start = ins._line, ins._attr_at
+    end = line.find("metadata=", start)
+    found = []
+    for value in _CALLEES.findall(line, start, len(line) if end < 0 else end):
+        for name in hlo_attrs.parse_name_list(value) if value[0] == "{" else (value.lstrip("%"),):
+            callee = by_name.get(name)
+            if callee is not None:
+                found.append(callee)
+    return found
 
 
 def _parse_computation(lines, i, shape_cache, error):
