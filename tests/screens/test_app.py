@@ -112,6 +112,29 @@ async def test_palette_offers_modules_and_screens():
         assert {"Screen: Graph", "Screen: Details", "Screen: Memory", "Screen: Timeline"} <= set(screens)
 
 
+async def test_the_palette_lists_the_best_matches_and_counts_the_rest(monkeypatch):
+    """A module's thousands of computations are not all listed at each key typed: the best
+    MOST_HITS are, then a line says how many more match; a query that matches fewer lists them all."""
+    from tui.screens import palette
+
+    monkeypatch.setattr(palette, "MOST_HITS", 5)
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        provider = palette.WorkspaceCommands(app.screen)
+        computations = app.workspace.hlo.computations
+        assert len(computations) > 5
+        hits = [hit async for hit in provider.search("Computation")]
+        assert len(hits) == 6
+        assert all(str(hit.match_display).startswith("Computation: ") for hit in hits[:5])
+        assert [hit.score for hit in hits[:5]] == sorted((hit.score for hit in hits[:5]), reverse=True)
+        assert str(hits[5].match_display) == f"… {len(computations) - 5:,} more match" and hits[5].score == 0
+        name = computations[0].name
+        few = [hit async for hit in provider.search(f"Computation: {name}")]
+        assert 1 <= len(few) <= 5 and not any("more match" in str(hit.match_display) for hit in few)
+
+
 async def test_the_palette_opens_a_module_and_takes_page_keys_on_a_tiny_terminal():
     """ctrl+p, a module's name, Enter: its graph. On a terminal 4 rows high, where the palette
     shows none of its list, PageUp/PageDown do nothing (Textual's own palette raised there)."""

@@ -6,6 +6,8 @@ from functools import partial
 
 from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 
+MOST_HITS = 100  # matches listed at once (the best); the rest are counted
+
 
 class WorkspaceCommands(Provider):
     def _commands(self):
@@ -31,11 +33,18 @@ class WorkspaceCommands(Provider):
                 yield DiscoveryHit(text, callback, help=help_text)
 
     async def search(self, query: str) -> Hits:
+        """The best MOST_HITS matches, then a line counting the rest: the palette makes each hit
+        it lists into styled text, about 60 us apiece, so the 48-layer module's 4,400
+        computations took 0.3 s to list at every key typed, and nobody reads past a screenful."""
         matcher = self.matcher(query)
-        for text, callback, help_text in self._commands():
-            score = matcher.match(text)
-            if score > 0:
-                yield Hit(score, matcher.highlight(text), callback, help=help_text)
+        scored = [(score, text, callback, help_text) for text, callback, help_text in self._commands()
+                  if (score := matcher.match(text)) > 0]
+        scored.sort(key=lambda hit: -hit[0])  # stable: equal scores stay in the workspace's order
+        for score, text, callback, help_text in scored[:MOST_HITS]:
+            yield Hit(score, matcher.highlight(text), callback, help=help_text)
+        if len(scored) > MOST_HITS:
+            yield Hit(0, f"… {len(scored) - MOST_HITS:,} more match", lambda: None,
+                      help="type more of the name to narrow the list")
 
 
 class Palette(CommandPalette):
