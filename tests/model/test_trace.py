@@ -363,6 +363,34 @@ def test_logdir_loads_newest_run_and_lists_the_others(logdir, runs):
     assert folder.event_count == older.event_count
 
 
+def test_a_newest_run_that_does_not_read_is_passed_over_with_a_warning(runs, tmp_path):
+    """A profiler killed while writing leaves its run cut short: the logdir opens on the newest
+    run that reads and says which was passed over and why. Named, or with no run that reads,
+    the cut run is still one line of error."""
+    import shutil
+
+    profile = tmp_path / "plugins" / "profile"
+    for run in runs:
+        shutil.copytree(run, profile / run.name)
+    cut = profile / "9999_12_31_23_59_59"  # newer than both
+    cut.mkdir()
+    whole = next(runs[-1].glob("*.xplane.pb")).read_bytes()
+    (cut / "host.xplane.pb").write_bytes(whole[: len(whole) // 3])
+    trace = load_trace(tmp_path)
+    assert trace.run == runs[-1].name and trace.runs[0] == cut.name
+    assert trace.event_count == load_trace(runs[-1]).event_count
+    warning = trace.warnings[0]
+    assert warning.startswith(f"run {cut.name} is newer but could not be read (") and "host.xplane.pb" in warning
+    assert warning.endswith(f"run {runs[-1].name} is shown")
+    with pytest.raises(InputError, match="host.xplane.pb"):
+        load_trace(tmp_path, run=cut.name)
+    for run in runs:
+        for xplane in (profile / run.name).glob("*.xplane.pb"):
+            xplane.write_bytes(b"\x0a\xff")
+    with pytest.raises(InputError, match="host.xplane.pb"):  # none reads: the newest's error
+        load_trace(tmp_path)
+
+
 def test_hosts_merge_on_one_time_axis(runs, tmp_path):
     """The two runs' xplanes stand in for two hosts: their profile start times differ by the
     time between the runs, and the later one must be shifted by exactly that."""

@@ -715,45 +715,69 @@ def _runs(logdir: Path) -> tuple[Path, list[Path]]:
     return logdir, []
 
 
-def _resolve(path: Path, run: str | None) -> tuple[list[Path], list[str], str | None]:
+def _resolve(path: Path, run: str | None) -> tuple[list[tuple[str | None, list[Path]]], list[str]]:
+    """(the runs to read, in turn until one reads: each its name and files; the logdir's runs,
+    newest first). A logdir left to pick its run gives every run, newest first: one that a
+    profiler still writes, or was killed while writing, is passed over for the one before it."""
     if not path.exists():
         raise InputError(path, "no such file or directory")
     if not path.is_dir():
         if not path.is_file():
             raise InputError(path, NOT_A_FILE)
-        return [path], [], None
+        return [(None, [path])], []
     files = _profile_files(path)
     if files and run is None:  # a run folder: the other runs are its siblings
         siblings = [r.name for r in _runs(path.parent)[1]] if path.parent.name == "profile" else []
-        return files, siblings, path.name if siblings else None
+        return [(path.name if siblings else None, files)], siblings
     _, runs = _runs(path)
     if not runs:
         raise InputError(path, "no profile here: expected *.xplane.pb, a trace JSON or plugins/profile/<run>/")
     names = [r.name for r in runs]
     if run is None:
-        chosen = runs[0]
-    elif run in names:
+        return [(r.name, _profile_files(r)) for r in runs], names
+    if run in names:
         chosen = runs[names.index(run)]
-    else:
-        raise InputError(path, f"no run {run!r}; runs: {', '.join(names)}")
-    return _profile_files(chosen), names, chosen.name
+        return [(chosen.name, _profile_files(chosen))], names
+    raise InputError(path, f"no run {run!r}; runs: {', '.join(names)}")
 
 
 def load_trace(path: str | os.PathLike | Sequence[str | os.PathLike], run: str | None = None) -> Trace:
     """Load a profile: an xplane.pb, a Chrome trace (.json/.json.gz), a logdir or run folder
-    (newest run unless `run` names one; a run's hosts are merged on one time axis), or a list
-    of one run's per-host files. Bad input raises InputError.
+    (newest run that reads unless `run` names one, with a warning for newer ones that do not;
+    a run's hosts are merged on one time axis), or a list of one run's per-host files. Bad
+    input raises InputError.
 
     The result's `event_count` is exact at once: every XEvent of an xplane, or every Chrome
     `X` event and matched `B`/`E` pair (see Trace); xplane tracks decode their columns lazily.
     """
     if isinstance(path, (str, os.PathLike)):
-        files, runs, chosen = _resolve(Path(path), run)
+        tries, runs = _resolve(Path(path), run)
     else:
-        files, runs, chosen = [Path(p) for p in path], [], None
+        files = [Path(p) for p in path]
         for file in files:
             if not file.is_file():
                 raise InputError(file, "no such file")
+        tries, runs = [(None, files)], []
+    passed_over: list[InputError] = []
+    for chosen, files in tries:
+        try:
+            trace = _read(files, path)
+        except InputError as error:
+            passed_over.append(error)
+            if len(passed_over) == len(tries):
+                raise passed_over[0] from None  # none reads: the newest's fault is the one to fix
+            continue
+        break
+    trace.warnings[:0] = [f"run {name} is newer but could not be read ({error}): run {chosen} is shown"
+                          for (name, _), error in zip(tries, passed_over)]
+    trace.runs, trace.run = runs, chosen
+    if trace.source == "chrome":
+        trace.programs = programs_beside(files)
+    return trace
+
+
+def _read(files: list[Path], path) -> Trace:
+    """One run's files (one per host), read and merged."""
     if not files:
         raise InputError(path if isinstance(path, (str, os.PathLike)) else None, "no profile files given")
     if all(_is_json(f) for f in files):
@@ -763,8 +787,4 @@ def load_trace(path: str | os.PathLike | Sequence[str | os.PathLike], run: str |
     else:
         raise InputError(files[0], "cannot merge xplane.pb and Chrome JSON files")
     with _gc_paused():
-        trace = read(files)
-    trace.runs, trace.run = runs, chosen
-    if trace.source == "chrome":
-        trace.programs = programs_beside(files)
-    return trace
+        return read(files)
