@@ -170,6 +170,50 @@ def test_merged_rows_answer_as_each_track_does():
         assert np.array_equal(merged.name_id[merged.first_slot[k] : merged.first_slot[k + 1]], track.name_id[old.order])
 
 
+def test_rows_keyed_by_rank_bin_by_the_same_rules(monkeypatch):
+    """Where rows times the span would pass int64, keys count starts, not nanoseconds
+    (trace_lanes.LaneIndex.axis): forced on the CPU profile, every cell still follows the rules."""
+    from tui.model import trace_lanes
+
+    monkeypatch.setattr(trace_lanes, "_KEY_LIMIT", 1)
+    trace = load_trace(CPU_PROFILE)
+    for track in trace.tracks:
+        assert track.lane_index().axis is not None
+        check_track(track, 61, windows(trace.span, count=6))
+
+
+def test_events_years_apart_keep_their_places(tmp_path):
+    """A Chrome trace with times since the epoch beside times near zero (a writer's slip) spans
+    57 years: its merged rows keyed by nanoseconds would pass int64 and wrap (lookups landing on
+    other events); keyed by rank, every cell follows the rules and every event is found where
+    it is. Times past what int64 nanoseconds hold are put at the limit, with a warning."""
+    import json
+
+    from tui.model.trace_lanes import position
+
+    epoch = 1_795_516_707_716_740.0  # microseconds
+    events = []
+    for tid in range(12):
+        events.append({"ph": "X", "name": "early", "pid": 1, "tid": tid, "ts": tid, "dur": 2})
+        events += [{"ph": "X", "name": "late", "pid": 1, "tid": tid, "ts": epoch + 10 * k + tid, "dur": 4 + k % 3}
+                   for k in range(5)]
+    events.append({"ph": "X", "name": "wild", "pid": 2, "tid": 0, "ts": 1e300, "dur": 1})
+    path = tmp_path / "years.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    trace = load_trace(path)
+    assert any("put at that limit" in warning for warning in trace.warnings)
+    merged = trace.lanes()
+    assert merged.index.axis is not None and trace.event_count == len(events)
+    late = epoch * 1000
+    for track in trace.tracks:
+        check_track(track, 40, [trace.span, (late - 1e5, late + 2e5), (-10.0, 30_000.0)])
+        lanes = track.lane_index()
+        for k in range(track.count):
+            row = int(np.searchsorted(lanes.offsets, np.flatnonzero(lanes.order == k)[0], side="right")) - 1
+            at = position(lanes, row, int(track.start_ns[k]), k)
+            assert lanes.order[at] == k
+
+
 def test_group_summary_is_the_busy_share_of_its_rows():
     trace = load_trace(CPU_PROFILE)
     merged = trace.lanes()

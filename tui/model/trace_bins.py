@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tui.model.trace_lanes import LaneIndex
+from tui.model.trace_lanes import LaneIndex, time_offsets
 
 SUB = 8  # eighths: the finest split a terminal cell can draw
 SHADES = 4  # busy cells: light, medium, dark, full
@@ -65,8 +65,7 @@ def _first_at(lanes: LaneIndex, rows: np.ndarray, times: np.ndarray) -> np.ndarr
     """Per row and time, the position of the row's first event starting at or after it
     (the row's end position if none). Times are clamped just outside a row's span, so a
     lookup never lands in a neighbouring row."""
-    offsets = _clip(times - lanes.base, -1, lanes.stride - 1)
-    keys = (rows[:, None] + lanes.row0) * lanes.stride + offsets[None, :]
+    keys = (rows[:, None] + lanes.row0) * lanes.stride + time_offsets(lanes, times)[None, :]
     return np.searchsorted(lanes.keys, keys.ravel(), side="left").reshape(keys.shape)
 
 

@@ -36,6 +36,7 @@ from tui.model.errors import InputError
 from tui.model.memory_room import GZIP_RATIO, JSON_FACTOR, check_room
 from tui.model.trace import CounterTrack, NameTable, Trace, Track
 from tui.model.trace_flows import FlowPoint
+from tui.model.words import counted
 
 # XLA's xplane -> trace JSON conversion (which writes JAX's *.trace.json.gz and so its
 # perfetto_trace.json.gz) keeps exactly the first N events by start time and drops the rest:
@@ -189,8 +190,15 @@ def _args(raw: msgspec.Raw) -> dict:
     return value if isinstance(value, dict) else {"args": value}
 
 
-def _ns(micros: np.ndarray) -> np.ndarray:
-    return np.rint(micros * 1000.0).astype(np.int64)
+_MOST_NS = 2**62  # times beyond +-146 years from zero are put at it (sums of two stay within int64)
+
+
+def _ns(micros: np.ndarray, most: int = _MOST_NS) -> np.ndarray:
+    return np.rint(np.minimum(np.maximum(micros * 1000.0, -most), most)).astype(np.int64)
+
+
+def _out_of_range(micros: np.ndarray, most: int = _MOST_NS) -> int:
+    return int(np.count_nonzero(~(np.abs(micros) * 1000.0 <= most)))
 
 
 class _Host:
@@ -452,11 +460,17 @@ def _tracks(host: _Host, table: NameTable, lock, first: int) -> tuple[list[Track
     dur = np.fromiter(map(attrgetter("dur"), complete), np.float64, len(complete))
     missing = int(np.count_nonzero(dur < 0))
     if missing:
-        host.warnings.append(f"{host.path.name}: {missing} X events without a duration (shown as zero-length)")
+        host.warnings.append(f"{host.path.name}: {counted(missing, 'X event')} without a duration or with a negative "
+                             "one (shown as zero-length)")
     pair_ts = np.array([b.ts for b, _ in pairs], np.float64)
     pair_dur = np.array([e.ts - b.ts for b, e in pairs], np.float64)
-    start_ns = _ns(np.concatenate([ts, pair_ts]))
-    dur_ns = _ns(np.maximum(np.concatenate([dur, pair_dur]), 0.0))
+    starts, durs = np.concatenate([ts, pair_ts]), np.maximum(np.concatenate([dur, pair_dur]), 0.0)
+    wild = _out_of_range(starts) + _out_of_range(durs, _MOST_NS // 2)
+    if wild:
+        host.warnings.append(f"{host.path.name}: times past 146 years (ts) or 73 years (dur) were put at that "
+                             f"limit ({counted(wild, 'value')})")
+    start_ns = _ns(starts)
+    dur_ns = _ns(durs, _MOST_NS // 2)
     known = len(table.names)
     name_id = table.ids(list(map(attrgetter("name"), complete)) + [b.name for b, _ in pairs])
     _note_steps(complete, name_id[: len(complete)], known, table)
@@ -484,8 +498,9 @@ def _tracks(host: _Host, table: NameTable, lock, first: int) -> tuple[list[Track
         tracks.append(
             Track(host.group(key[0]), host.track_name(key), len(sel), table, lock, load, (marks_ns, marks_id))
         )
-    flows = [FlowPoint(first + index[_KEY(e)], int(np.rint(e.ts * 1000.0)), e.ph, e.bp == "e", (e.id, e.cat, e.name))
-             for e in host.flows if e.id is not None and _KEY(e) in index]
+    shown = [e for e in host.flows if e.id is not None and _KEY(e) in index]
+    flow_ns = _ns(np.fromiter(map(attrgetter("ts"), shown), np.float64, len(shown))).tolist()
+    flows = [FlowPoint(first + index[_KEY(e)], at, e.ph, e.bp == "e", (e.id, e.cat, e.name)) for e, at in zip(shown, flow_ns)]
     return tracks, (partial(_args_nbytes, args, 4 * n) if has_args else None), flows
 
 

@@ -63,6 +63,9 @@ class LaneIndex(NamedTuple):
     that a single searchsorted answers a question about many rows at once (`row0` is the
     first row's number when the index is a view of a merged one); `busy[k]` is the total
     duration of the events before position k, so a stretch's busy time costs two lookups.
+    Where rows times the span would pass int64 (events years apart: a trace with times since
+    the epoch beside times near zero), keys count starts instead of nanoseconds: `axis` holds
+    the distinct starts, and a time's place on it is its rank among them (time_offsets).
     """
 
     order: np.ndarray
@@ -74,22 +77,45 @@ class LaneIndex(NamedTuple):
     stride: int
     busy: np.ndarray
     row0: int = 0
+    axis: np.ndarray | None = None
+
+
+_KEY_LIMIT = 2**62  # rows x stride past this would overflow the int64 keys
+
+
+def _keys(offsets: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, int, int, np.ndarray | None]:
+    """(keys, base, stride, axis) of events grouped by row as `offsets` says (see LaneIndex)."""
+    base = int(start.min(initial=0))
+    stride = int(end.max(initial=base)) - base + 2
+    rows = len(offsets) - 1
+    axis = None
+    if rows * stride >= _KEY_LIMIT:
+        axis = np.unique(start)
+        base, stride, start = 0, len(axis) + 2, np.searchsorted(axis, start)
+    keys = np.repeat(np.arange(rows, dtype=np.int64) * stride, np.diff(offsets)) + (start - base)
+    return keys, base, stride, axis
+
+
+def time_offsets(lanes: LaneIndex, times):
+    """Where times (ns) fall on the index's axis within a row: -1 before its first event's
+    start, stride - 1 after its last (so a lookup never lands in a neighbouring row)."""
+    if lanes.axis is None:
+        return np.minimum(np.maximum(times - lanes.base, -1), lanes.stride - 1)
+    return np.searchsorted(lanes.axis, times, side="left")
 
 
 def lane_index(start: np.ndarray, end: np.ndarray, rows: np.ndarray) -> LaneIndex:
     order = np.argsort(rows, kind="stable").astype(np.int32)
     offsets = np.searchsorted(rows[order], np.arange(int(rows.max(initial=-1)) + 2))
     lane_start, lane_end = start[order], end[order]
-    base = int(start.min(initial=0))
-    stride = int(end.max(initial=base)) - base + 2
-    keys = np.repeat(np.arange(len(offsets) - 1, dtype=np.int64) * stride, np.diff(offsets)) + (lane_start - base)
+    keys, base, stride, axis = _keys(offsets, lane_start, lane_end)
     busy = np.concatenate(([0], np.cumsum(lane_end - lane_start)))
-    return LaneIndex(order, offsets, lane_start, lane_end, keys, base, stride, busy)
+    return LaneIndex(order, offsets, lane_start, lane_end, keys, base, stride, busy, 0, axis)
 
 
 def position(lanes: LaneIndex, row: int, start: int, event: int) -> int:
     """Where an event (on `row`, starting at `start`) sits in an index."""
-    k = int(np.searchsorted(lanes.keys, (lanes.row0 + row) * lanes.stride + start - lanes.base))
+    k = int(np.searchsorted(lanes.keys, (lanes.row0 + row) * lanes.stride + int(time_offsets(lanes, start))))
     while lanes.order[k] != event:
         k += 1
     return k
@@ -112,13 +138,11 @@ def merge(indexes: list[LaneIndex]) -> tuple[LaneIndex, list[LaneIndex], np.ndar
     offsets = np.concatenate(
         [index.offsets[:-1] + first for index, first in zip(indexes, first_slot)] + [first_slot[-1:]]
     )
-    base = int(start.min(initial=0))
-    stride = int(end.max(initial=base)) - base + 2
-    keys = np.repeat(np.arange(len(offsets) - 1, dtype=np.int64) * stride, np.diff(offsets)) + (start - base)
+    keys, base, stride, axis = _keys(offsets, start, end)
     busy = np.concatenate(([0], np.cumsum(end - start)))
-    merged = LaneIndex(order, offsets, start, end, keys, base, stride, busy)
+    merged = LaneIndex(order, offsets, start, end, keys, base, stride, busy, 0, axis)
     views = [
-        LaneIndex(order[a:b], index.offsets, start[a:b], end[a:b], keys[a:b], base, stride, busy[a : b + 1], int(row))
+        LaneIndex(order[a:b], index.offsets, start[a:b], end[a:b], keys[a:b], base, stride, busy[a : b + 1], int(row), axis)
         for index, a, b, row in zip(indexes, first_slot[:-1].tolist(), first_slot[1:].tolist(), first_row.tolist())
     ]
     return merged, views, first_row, first_slot
