@@ -99,8 +99,9 @@ async def _press(app: App, pilot, key: str) -> None:
 
 
 async def _after_frame(app: App) -> None:
-    """Run what the key set going for after its frame (`call_after_refresh`: a held key's next
-    picture, made ahead): the key's frame is out, but a key that comes right away waits for it."""
+    """Run what the key set going for after its frame (Textual's after-refresh callbacks, where
+    LineCache.after_frame puts a held key's next picture): the key's frame is out, but a key
+    that comes right away waits for it."""
     screen = app.screen
     if screen._callbacks:
         await screen._invoke_and_clear_callbacks()

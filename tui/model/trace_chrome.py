@@ -190,7 +190,7 @@ def _args(raw: msgspec.Raw) -> dict:
     return value if isinstance(value, dict) else {"args": value}
 
 
-_MOST_NS = 2**62  # times beyond +-146 years from zero are put at it (sums of two stay within int64)
+_MOST_NS = 2**62  # times beyond +-146 years from zero are put at it; durations at half that (their sum fits int64)
 
 
 def _ns(micros: np.ndarray, most: int = _MOST_NS) -> np.ndarray:
