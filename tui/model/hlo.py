@@ -19,6 +19,9 @@ from tui.model.shapes import Shape, ShapeError, parse_shape, parse_shape_prefix
 from tui.model.words import counted
 
 
+_COMPUTATION_REF = re.compile(r"(?<![\w.\-])(" + "|".join(hlo_attrs.COMPUTATION_KEYS) + r")=(\{[^}]*\}|[^\s,{}]+)")
+
+
 class HloParseError(InputError):
     """Malformed HLO text, with its 1-based line and column and the offending line."""
 
@@ -78,6 +81,16 @@ class HloInstruction:
     @property
     def attr_text(self) -> str:
         return self._line[self._attr_at :]
+
+    def computation_refs(self) -> list[tuple[str, str]]:
+        """(attribute, computation name) for each computation the instruction names, read off its
+        attribute text before the metadata (XLA prints them first) without parsing the attributes:
+        the parse's depth check reads every fusion's, where a whole parse of each would cost a
+        third of the module's parse."""
+        line, start = self._line, self._attr_at
+        end = line.find("metadata=", start)
+        return [(key, name) for key, value in _COMPUTATION_REF.findall(line, start, len(line) if end < 0 else end)
+                for name in (hlo_attrs.parse_name_list(value) if value[0] == "{" else (value.lstrip("%"),))]
 
     @property
     def attrs(self) -> dict[str, str]:
@@ -291,16 +304,9 @@ class HloModule:
     @cached_property
     def _callers(self) -> dict[str, list[tuple[HloInstruction, str]]]:
         callers: dict[str, list[tuple[HloInstruction, str]]] = {}
-        pattern = re.compile(r"\b(" + "|".join(hlo_attrs.COMPUTATION_KEYS) + r")=")
         for ins in self.instructions():
-            text = ins.attr_text
-            if "=" not in text or not pattern.search(text):
-                continue
-            for key in hlo_attrs.COMPUTATION_KEYS:
-                value = ins.attrs.get(key)
-                if value:
-                    for name in hlo_attrs.parse_name_list(value):
-                        callers.setdefault(name, []).append((ins, key))
+            for key, name in ins.computation_refs():
+                callers.setdefault(name, []).append((ins, key))
         return callers
 
     def callers(self, computation: HloComputation) -> list[HloInstruction]:
@@ -477,7 +483,6 @@ MAX_CALL_DEPTH = 128  # computations deep; the model follows calls and fusions b
 _CALLING = frozenset((  # the opcodes whose attributes name computations
     "call", "while", "conditional", "async-start", "fusion", "fusion-start", "map", "reduce", "reduce-window",
     "select-and-scatter", "scatter", "sort", "all-reduce", "all-reduce-start", "reduce-scatter", "custom-call"))
-_CALLEES = re.compile(r"(?<![\w.\-])(?:" + "|".join(hlo_attrs.COMPUTATION_KEYS) + r")=(\{[^}]*\}|[^\s,{}]+)")
 
 
 def _check_call_depth(module: HloModule, error) -> None:
@@ -489,7 +494,8 @@ def _check_call_depth(module: HloModule, error) -> None:
     for comp in module.computations:
         for ins in comp.instructions:
             if ins.opcode in _CALLING:
-                callees.setdefault(comp, []).extend((ins, callee) for callee in _callees(ins, by_name))
+                callees.setdefault(comp, []).extend(
+                    (ins, by_name[name]) for _, name in ins.computation_refs() if name in by_name)
     height: dict[HloComputation, int] = {}
     for start in callees:
         if start in height:
@@ -512,21 +518,6 @@ def _check_call_depth(module: HloModule, error) -> None:
             height[comp] = 1 + (height[tallest[1]] if tallest else 0)
             if height[comp] > MAX_CALL_DEPTH:
                 raise error(f"computations call one another more than {MAX_CALL_DEPTH} deep from here", tallest[0].line_number - 1)
-
-
-def _callees(ins: HloInstruction, by_name: dict[str, HloComputation]) -> list[HloComputation]:
-    """The computations `ins` names, read off its attributes' text before its metadata (XLA
-    prints them first): parsing every fusion's attributes whole would cost a third of the
-    module's parse."""
-    line, start = ins._line, ins._attr_at
-    end = line.find("metadata=", start)
-    found = []
-    for value in _CALLEES.findall(line, start, len(line) if end < 0 else end):
-        for name in hlo_attrs.parse_name_list(value) if value[0] == "{" else (value.lstrip("%"),):
-            callee = by_name.get(name)
-            if callee is not None:
-                found.append(callee)
-    return found
 
 
 def _parse_computation(lines, i, shape_cache, error):

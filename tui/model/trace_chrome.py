@@ -197,10 +197,6 @@ def _ns(micros: np.ndarray, most: int = _MOST_NS) -> np.ndarray:
     return np.rint(np.minimum(np.maximum(micros * 1000.0, -most), most)).astype(np.int64)
 
 
-def _out_of_range(micros: np.ndarray, most: int = _MOST_NS) -> int:
-    return int(np.count_nonzero(~(np.abs(micros) * 1000.0 <= most)))
-
-
 class _Host:
     """One file's events, split by phase and grouped by (pid, tid)."""
 
@@ -464,13 +460,12 @@ def _tracks(host: _Host, table: NameTable, lock, first: int) -> tuple[list[Track
                              "one (shown as zero-length)")
     pair_ts = np.array([b.ts for b, _ in pairs], np.float64)
     pair_dur = np.array([e.ts - b.ts for b, e in pairs], np.float64)
-    starts, durs = np.concatenate([ts, pair_ts]), np.maximum(np.concatenate([dur, pair_dur]), 0.0)
-    wild = _out_of_range(starts) + _out_of_range(durs, _MOST_NS // 2)
+    start_ns = _ns(np.concatenate([ts, pair_ts]))
+    dur_ns = _ns(np.maximum(np.concatenate([dur, pair_dur]), 0.0), _MOST_NS // 2)
+    wild = int(np.count_nonzero(np.abs(start_ns) == _MOST_NS)) + int(np.count_nonzero(dur_ns == _MOST_NS // 2))
     if wild:
         host.warnings.append(f"{host.path.name}: times past 146 years (ts) or 73 years (dur) were put at that "
                              f"limit ({counted(wild, 'value')})")
-    start_ns = _ns(starts)
-    dur_ns = _ns(durs, _MOST_NS // 2)
     known = len(table.names)
     name_id = table.ids(list(map(attrgetter("name"), complete)) + [b.name for b, _ in pairs])
     _note_steps(complete, name_id[: len(complete)], known, table)
