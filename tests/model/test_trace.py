@@ -162,7 +162,7 @@ def test_a_json_traces_step_numbers_are_kept_from_the_load(runs, monkeypatch):
     trace = load_trace(runs[-1] / "perfetto_trace.json.gz")
     trace.decode_all()
     read = []
-    monkeypatch.setattr(trace_chrome, "_decode", lambda *args: read.append(args) or [])
+    monkeypatch.setattr(trace_chrome, "_decode", lambda *args: read.append(args) or ([], None))
     assert [step.number for step in steps(trace, DeviceTime(trace))] == [0, 1, 2] and read == []
     track = next(t for t in trace.tracks if t.count)
     with pytest.raises(InputError, match="changed since it was loaded"):  # the stubbed read finds no events
@@ -811,6 +811,43 @@ def test_a_bare_event_list_may_leave_out_its_closing_bracket(tmp_path, runs, jtr
     tracks = {(t.group, t.name): t for t in trace.tracks}
     with_args = [(t, i) for t in jtrace.tracks for i in range(t.count) if t.event_args(i)][:50]
     assert with_args and all(tracks[t.group, t.name].event_args(i) == t.event_args(i) for t, i in with_args)
+
+
+def test_fields_of_another_json_type_are_read_as_perfetto_reads_them(tmp_path, runs, jtrace):
+    """The real profile's events rewritten the way other writers slip (times and ids as strings
+    or floats, a number for a name, null for a field left out): the typed decoder refuses such a
+    file; it loads as the original did, args lined up, with a line saying what was read so.
+    Entries that cannot be events (no time, not an object, a phase that is no string) are
+    skipped, counted and their args do not shift the others'."""
+    events = json_events(runs[-1] / "perfetto_trace.json.gz")
+    complete = [e for e in events if e.get("ph") == "X"]
+    for k, event in enumerate(complete):
+        event["ts"] = repr(event["ts"])  # "12.5"
+        if k % 3 == 0:
+            event["dur"] = str(event["dur"])
+        if k % 5 == 0:
+            event["tid"] = float(event["tid"])
+    mixed = [*events[:10], {"ph": "X", "pid": 1, "tid": 1, "ts": "later", "dur": 1, "name": "no time", "args": {"x": 1}},
+             [1, 2], {"ph": 7, "name": "no phase"}, {"ph": "X", "pid": 1, "tid": 1, "ts": 0, "dur": 1, "name": None}, *events[10:]]
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps({"traceEvents": mixed}))
+    trace = load_trace(path)
+    assert trace.event_count == jtrace.event_count + 1  # the event named null, as one with no name
+    tracks = {(t.group, t.name): t for t in trace.tracks}
+    for track in jtrace.tracks:
+        other = tracks[track.group, track.name]
+        np.testing.assert_array_equal(track.start_ns, other.start_ns)
+        np.testing.assert_array_equal(track.dur_ns, other.dur_ns)
+    with_args = [(t, i) for t in jtrace.tracks for i in range(t.count) if t.event_args(i)][:50]
+    assert with_args and all(tracks[t.group, t.name].event_args(i) == t.event_args(i) for t, i in with_args)
+    said = [w.removeprefix("odd.json: ") for w in trace.warnings if w.startswith("odd.json: ")]
+    changed = len(complete) + -(-len(complete) // 3) + -(-len(complete) // 5) + 1
+    assert said[0].startswith(f"{changed:,} fields of another JSON type than the format's were read as Perfetto reads them")
+    assert said[1:] == ["1 event whose ts is not a number was skipped (the first: traceEvents[10])",
+                        "1 entry of traceEvents that is not an object was skipped (the first: traceEvents[11])",
+                        "1 event whose ph is not a string was skipped (the first: traceEvents[12])"]
+    (tmp_path / "numbers.json").write_text('{"traceEvents": [1, 2, 3]}')
+    one_line_error(tmp_path / "numbers.json", "JSON but not a Chrome trace: Expected `object`, got `int`")
 
 
 def test_hlo_module_proto_is_not_an_xspace(tmp_path):

@@ -10,6 +10,7 @@ category of a process on a track of its own, as Perfetto shows them); others (as
 samples, objects) are skipped with a warning.
 `ts`/`dur` are microseconds. The file is a `{"traceEvents": [...]}` object or a bare list of
 events, whose closing `]` may be missing; JSON that goes wrong is named by line and column.
+Fields of another JSON type than the format's are read as Perfetto reads them (chrome_fields).
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ import msgspec
 import numpy as np
 
 from tui.model.errors import InputError
-from tui.model.memory_room import GZIP_RATIO, JSON_FACTOR, check_room
+from tui.model.chrome_fields import mended
+from tui.model.memory_room import GZIP_RATIO, JSON_FACTOR, PLAIN_JSON_FACTOR, check_room
 from tui.model.trace import CounterTrack, NameTable, Trace, Track
 from tui.model.trace_flows import FlowPoint
 from tui.model.words import counted
@@ -68,6 +70,7 @@ _DECODERS = tuple(
     msgspec.json.Decoder(msgspec.defstruct("_File", [("traceEvents", list[event]), *_UNSHOWN_PARTS], gc=False) | list[event])
     for event in (_Event, _NamedIdsEvent)
 )
+_PLAIN = msgspec.json.Decoder()
 _KEY = attrgetter("pid", "tid")
 _BUCKET = {"B": "BE", "E": "BE", "I": "i", "b": "async", "e": "async", "n": "async", "S": "async", "F": "async"}
 _SHOWN = frozenset({"BE", "i", "C", "M", "s", "t", "f", "async", ""})  # and X, read apart; "": JAX ends the list with {}
@@ -85,9 +88,11 @@ class _AsyncTrack:
         return f"async {self.cat}" if self.cat else "async"
 
 
-def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS):
+def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS, mend: bool = False):
     """The file's document (a `{"traceEvents": [...]}` object or a bare list of events), by the
-    first decoder whose types fit its events."""
+    first decoder whose types fit its events, and None; where none fits (or with `mend`: the
+    load had to mend it, so its args are read the same way), with its events' fields put in
+    their types as Perfetto reads them, and what that changed (chrome_fields)."""
     try:
         raw = path.read_bytes()
     except OSError as error:
@@ -100,18 +105,22 @@ def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS):
             raise InputError(path, f"truncated or corrupt gzip ({error})") from None
     if raw.startswith(BOM_UTF8):  # Windows tools write one first: not JSON, but no error either
         raw = raw[len(BOM_UTF8):]
-    for decoder in decoders:
+    refused = None
+    for decoder in () if mend else decoders:
         try:
-            doc = _decoded(decoder, raw)
-            break
+            return _decoded(decoder, raw, path, compressed), None
         except msgspec.ValidationError as error:
-            if decoder is decoders[-1]:
-                raise InputError(path, f"JSON but not a Chrome trace: {error}") from None
-        except msgspec.DecodeError as error:
-            raise InputError(path, _where(raw, str(error), compressed)) from None
-        except RecursionError:  # msgspec's decoder has Python's depth limit
-            raise InputError(path, "JSON nested too deeply to read (arrays or objects about a thousand levels deep)") from None
-    return doc
+            refused = error
+    check_room([path], len(raw) * PLAIN_JSON_FACTOR)
+    fixed = mended(_decoded(_PLAIN, raw, path, compressed))
+    if fixed is None:
+        raise InputError(path, f"JSON but not a Chrome trace: {refused or 'no list of events'}")
+    del raw
+    text, notes = fixed
+    try:
+        return decoders[-1].decode(text), notes
+    except msgspec.ValidationError as error:
+        raise InputError(path, f"JSON but not a Chrome trace: {refused or error}") from None
 
 
 def _events(doc) -> list:
@@ -153,19 +162,27 @@ def _check_start(path: Path) -> int:
     return size * GZIP_RATIO if compressed else size
 
 
-def _decoded(decoder: msgspec.json.Decoder, raw: bytes):
+def _decoded(decoder: msgspec.json.Decoder, raw: bytes, path: Path, compressed: bool):
     """The document; a bare list of events may leave out its closing `]` (the trace event
-    format allows it, so that a process that dies while tracing leaves a readable file)."""
+    format allows it, so that a process that dies while tracing leaves a readable file). JSON
+    that goes wrong is an InputError naming its line and column."""
     try:
-        return decoder.decode(raw)
-    except msgspec.DecodeError as error:
-        body = raw.strip()
-        if not body.startswith(b"[") or "truncated" not in str(error):
-            raise
         try:
-            return decoder.decode(body.rstrip(b",\r\n\t ") + b"]")
-        except msgspec.DecodeError:
-            raise error from None
+            return decoder.decode(raw)
+        except msgspec.DecodeError as error:
+            body = raw.strip()
+            if not body.startswith(b"[") or "truncated" not in str(error):
+                raise
+            try:
+                return decoder.decode(body.rstrip(b",\r\n\t ") + b"]")
+            except msgspec.DecodeError:
+                raise error from None
+    except msgspec.ValidationError:
+        raise
+    except msgspec.DecodeError as error:
+        raise InputError(path, _where(raw, str(error), compressed)) from None
+    except RecursionError:  # msgspec's decoder has Python's depth limit
+        raise InputError(path, "JSON nested too deeply to read (arrays or objects about a thousand levels deep)") from None
 
 
 _BYTE = re.compile(r" \(byte (\d+)\)$")
@@ -204,7 +221,9 @@ class _Host:
         self.path = path
         self.label = label
         self.warnings: list[str] = []
-        doc = _decode(path)
+        doc, mends = _decode(path)
+        self.mended = mends is not None  # its args are read mended too
+        self.warnings += [f"{path.name}: {note}" for note in mends or ()]
         events, unshown = _events(doc), _unshown(doc)
         if unshown:
             self.warnings.append(f"{path.name}: its {' and '.join(unshown)} were skipped (only its traceEvents are shown)")
@@ -339,8 +358,10 @@ class _LazyArgs:
     from the start, so that reading them does not go through the file again.
     """
 
-    def __init__(self, path: Path, complete: int, pairs: list[tuple[_Event, _Event]], kept: dict[int, tuple]):
+    def __init__(self, path: Path, complete: int, pairs: list[tuple[_Event, _Event]], kept: dict[int, tuple],
+                 mend: bool):
         self.path = path
+        self.mend = mend  # the load mended the file's fields: read it the same way, so its events line up
         self.complete = complete  # X events come first in the positions, then B/E pairs
         stat = path.stat()
         self.stamp = (stat.st_size, stat.st_mtime_ns)
@@ -355,7 +376,7 @@ class _LazyArgs:
         stat = self.path.stat()
         if (stat.st_size, stat.st_mtime_ns) != self.stamp:
             raise InputError(self.path, "changed since it was loaded: load it again to see args")
-        events = _events(_decode(self.path, _ARGS_DECODERS))
+        events = _events(_decode(self.path, _ARGS_DECODERS, self.mend)[0])
         complete = [event for event in events if event.ph == "X"]
         if len(complete) != self.complete:
             raise InputError(self.path, "changed since it was loaded: load it again to see args")
@@ -470,7 +491,8 @@ def _tracks(host: _Host, table: NameTable, lock, first: int) -> tuple[list[Track
     name_id = table.ids(list(map(attrgetter("name"), complete)) + [b.name for b, _ in pairs])
     _note_steps(complete, name_id[: len(complete)], known, table)
     steps = np.flatnonzero(np.isin(name_id[: len(complete)], list(table.step_ids))).tolist() if table.step_ids else []
-    args = _LazyArgs(host.path, len(complete), pairs, {k: (complete[k].cat, (bytes(complete[k].args),)) for k in steps})
+    args = _LazyArgs(host.path, len(complete), pairs, {k: (complete[k].cat, (bytes(complete[k].args),)) for k in steps},
+                     host.mended)
     has_args = any(map(len, map(attrgetter("args"), complete))) or any(map(attrgetter("cat"), complete)) or bool(pairs)
 
     instants = defaultdict(list)
