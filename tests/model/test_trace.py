@@ -640,7 +640,7 @@ def test_chrome_parts_beside_the_events_are_named_when_skipped(tmp_path):
                                 "samples": [{"cpu": 0, "tid": 2, "ts": 1, "name": "s", "sf": 1, "weight": 1}],
                                 "stackFrames": {"1": {"name": "f"}}, "displayTimeUnit": "ns"}))
     empty = tmp_path / "empty.json"
-    empty.write_text(json.dumps({"traceEvents": events, "systemTraceEvents": "", "samples": []}))
+    empty.write_text(json.dumps({"traceEvents": events, "systemTraceEvents": {"events": []}, "samples": []}))
     for path, said in ((full, ["full.json: its systemTraceEvents and samples were skipped (only its traceEvents are shown)"]),
                        (empty, [])):
         trace = load_trace(path)

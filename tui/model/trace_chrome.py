@@ -59,7 +59,7 @@ def _event_struct(ids: type) -> type:
 
 # A file's parts beside its events that are not shown: named in a warning when not empty.
 _UNSHOWN_PARTS = [("systemTraceEvents", msgspec.Raw, msgspec.Raw()), ("samples", msgspec.Raw, msgspec.Raw())]
-_EMPTY = frozenset({b"", b"[]", b'""', b"{}"})
+_EMPTY = frozenset({b"", b"[]", b'""', b"{}", b"null"})
 
 # Most writers number processes and threads; some name them. The first decoder takes numbers
 # only, so their events can be grouped by thread as NumPy columns (see _thread_runs); a file
@@ -130,7 +130,17 @@ def _events(doc) -> list:
 def _unshown(doc) -> list[str]:
     """The names of the parts beside the events that hold something not shown (Linux ftrace
     text, CPU profile samples)."""
-    return [] if isinstance(doc, list) else [name for name, _, _ in _UNSHOWN_PARTS if bytes(getattr(doc, name)).strip() not in _EMPTY]
+    return [] if isinstance(doc, list) else [name for name, _, _ in _UNSHOWN_PARTS if not _empty(bytes(getattr(doc, name)))]
+
+
+def _empty(raw: bytes) -> bool:
+    """The JSON holds nothing: null, "", [] or {}, or an object of those (`{"events": []}`)."""
+    if raw.strip() in _EMPTY:
+        return True
+    if len(raw) > 4096 or not raw.lstrip().startswith(b"{"):
+        return False
+    value = msgspec.json.decode(raw)
+    return all(part in (None, "", [], {}) for part in value.values())
 
 
 _GZIP = b"\x1f\x8b"
