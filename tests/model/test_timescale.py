@@ -40,6 +40,23 @@ def test_zoom_stops_at_one_nanosecond_per_cell_and_at_the_whole_trace():
     assert (window.t0, window.t1) == SPAN
 
 
+def test_zoom_stops_where_doubles_still_tell_cells_apart():
+    """Times since the epoch in nanoseconds (a tracer writing time.time() in microseconds) are
+    about 1.7e18, where doubles step by 256 ns: fully zoomed in or fitted to one instant, a
+    window there is eight steps a cell, not a width that rounds to nothing."""
+    epoch = (1_700_000_000_000_000_000, 1_700_000_000_001_000_000)
+    step = math.ulp(float(epoch[1]))
+    assert step == 256
+    window = Window.whole(epoch, 100)
+    for _ in range(100):
+        window = window.zoom(0.5, epoch[0] + 500_000)
+    assert window.ns_per_cell == pytest.approx(8 * step) and window.contains(epoch[0] + 500_000)
+    fitted = window.fit(epoch[0] + 500_000, epoch[0] + 500_000, margin=0.0)
+    assert fitted.width == pytest.approx(100 * 8 * step)
+    assert [fitted.column(fitted.t0 + k * fitted.ns_per_cell) for k in range(100)] == list(range(100))
+    assert Window.whole(SPAN, 100).zoom(1e-9, 500_000).ns_per_cell == MIN_NS_PER_CELL  # near zero: 1 ns a cell
+
+
 def test_pan_is_clamped_to_the_trace():
     window = Window.whole(SPAN, 100).zoom(0.1, 500_000)
     moved = window.pan(0.5)

@@ -108,6 +108,27 @@ async def test_zoom_about_the_cursor_pan_and_reset():
         assert window(view) == span
 
 
+async def test_a_trace_timed_since_the_epoch_zooms_in_and_fits(tmp_path):
+    """Chrome trace times in microseconds since the epoch: fully zoomed in, a mark fitted to
+    the window divided by zero (the window's width rounded to nothing at 1.7e18 ns)."""
+    import json
+
+    events = [{"ph": "X", "pid": 1, "tid": 1, "ts": 1.7e15 + k * 0.5, "dur": 0.3, "name": f"e{k % 3}"} for k in range(200)]
+    path = tmp_path / "epoch.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    app = XlaTuiApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        for _ in range(60):
+            await pilot.press("W")
+        assert view.window.width > 0 and view.window.ns_per_cell == 8 * 256
+        await pilot.press("down", "shift+right", "shift+right", "escape", "f")
+        assert view.window.width > 0 and view.window.ns_per_cell >= 8 * 256
+        await pilot.press("0")
+        span = app.workspace.trace.span
+        assert view.window.t0 == span[0] and view.window.t1 >= span[1]  # the trace is 100 us: under the least width
+
+
 async def test_arrows_walk_a_row_in_time_order_and_change_rows():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:

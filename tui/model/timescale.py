@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-MIN_NS_PER_CELL = 1.0  # fully zoomed in: one nanosecond per character cell
+MIN_NS_PER_CELL = 1.0  # fully zoomed in: one nanosecond per character cell, where doubles tell them apart
+_ULPS_PER_CELL = 8  # where they do not (see least_width), a cell spans this many steps of a double
 _UNITS = ((1e9, "s"), (1e6, "ms"), (1e3, "us"), (1.0, "ns"))
 
 
@@ -26,7 +27,8 @@ class Window:
     @classmethod
     def whole(cls, span: tuple[int, int], cells: int) -> Window:
         lo, hi = span
-        return cls(float(lo), float(max(hi, lo + cells * MIN_NS_PER_CELL)), max(cells, 1), span)
+        cells = max(cells, 1)
+        return cls(float(lo), float(max(hi, lo + least_width(span, cells))), cells, span)
 
     @property
     def width(self) -> float:
@@ -53,7 +55,8 @@ class Window:
     def zoom(self, factor: float, at: float) -> Window:
         """Scale the width by `factor` (< 1 zooms in), keeping time `at` on the same column."""
         lo, hi = self.span
-        width = min(max(self.width * factor, self.cells * MIN_NS_PER_CELL), max(hi - lo, self.cells * MIN_NS_PER_CELL))
+        least = least_width(self.span, self.cells)
+        width = min(max(self.width * factor, least), max(hi - lo, least))
         share = (at - self.t0) / self.width if self.width else 0.5
         t0 = at - share * width
         return self._clamped(t0, t0 + width, self.cells)
@@ -66,7 +69,7 @@ class Window:
     def fit(self, a: float, b: float, margin: float = 0.1) -> Window:
         """Show [a, b] with `margin` of its width on each side (at least the minimum zoom)."""
         pad = (b - a) * margin
-        width = max(b - a + 2 * pad, self.cells * MIN_NS_PER_CELL)
+        width = max(b - a + 2 * pad, least_width(self.span, self.cells))
         middle = (a + b) / 2
         return self._clamped(middle - width / 2, middle + width / 2, self.cells)
 
@@ -89,6 +92,14 @@ class Window:
         elif t1 > hi:
             t0, t1 = hi - width, float(hi)
         return Window(t0, t1, cells, self.span)
+
+
+def least_width(span: tuple[int, int], cells: int) -> float:
+    """The narrowest window: MIN_NS_PER_CELL a cell, or wider where a double cannot tell
+    nanoseconds apart. Windows are doubles, and times since the epoch (1.7e18 ns, as tracers
+    that write `time.time()` give them) step by 256 ns there: a 200 ns window would be none."""
+    far = float(max(abs(span[0]), abs(span[1])))
+    return cells * max(MIN_NS_PER_CELL, _ULPS_PER_CELL * math.ulp(far))
 
 
 def format_ns(ns: float, digits: int = 3) -> str:
