@@ -158,6 +158,26 @@ def build_shard_map():
     return jax.jit(shard_map_psum), (x, w)
 
 
+def build_collectives():
+    """Each collective shard_map lowers to, on a 4x2 mesh: all-to-all (a tuple result on CPU),
+    collective-permute, reduce-scatter, all-gather; and jax.random's bitcast-convert."""
+    mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
+
+    def local(a, key):
+        noise = jax.random.normal(key, a.shape, a.dtype)
+        swapped = jax.lax.all_to_all(a + noise, "x", 0, 0, tiled=True)
+        shifted = jax.lax.ppermute(swapped, "x", [(i, (i + 1) % 4) for i in range(4)])
+        summed = jax.lax.psum_scatter(shifted, "y", scatter_dimension=1, tiled=True)
+        return jax.lax.all_gather(summed, "y", axis=1, tiled=True)
+
+    def collectives(a, key):
+        return jax.shard_map(local, mesh=mesh, in_specs=(P("x", None), P()), out_specs=P("x", None),
+                             check_vma=False)(a, key)
+
+    a = jax.device_put(_normal(64, 16), NamedSharding(mesh, P("x", None)))
+    return jax.jit(collectives), (a, jax.random.PRNGKey(0))
+
+
 def build_sort():
     def sort_and_argsort(x, keys):
         return jnp.sort(x, axis=-1), jnp.argsort(keys)
@@ -256,6 +276,7 @@ PROGRAMS = {
     "spmd8": (build_spmd8, 8),
     "mlp_grad": (build_mlp_grad, 1),
     "shard_map": (build_shard_map, 8),
+    "collectives": (build_collectives, 8),
     "pmap": (build_pmap, 8),
     "scan": (build_scan, 1),
     "cond": (build_cond, 1),

@@ -8,8 +8,9 @@ that op:
   transcendentals instead; dot: 2 x output elements x contracted size; convolution: 2 x the
   multiply-adds of valid window positions; reduce: the reducer's cost x (input - output
   elements); sort: n x ceil(log2 n); all-reduce: one FLOP per output element.
-- bytes accessed: output + operands by default; bitcast/get-tuple-element/parameter/constant
-  touch nothing; a tuple writes its pointer table; slices read only what they keep; a fusion
+- bytes accessed: output + operands by default (a tuple result's arrays, a tuple operand's
+  pointer table); bitcast/get-tuple-element/parameter/constant touch nothing; a tuple writes
+  its pointer table; slices read only what they keep; a fusion
   counts its outputs and each parameter read once (more when a slice, broadcast or reshape
   reads it), not its intermediates; while = one trip of body and condition; conditional =
   the most expensive branch per property; call/async = the called computation.
@@ -58,10 +59,10 @@ TRANSCENDENTAL = frozenset({
     "tanh", "sine", "cosine", "tan", "atan2", "erf",
 })
 ELEMENTWISE = TRANSCENDENTAL | frozenset({
-    "abs", "add", "and", "ceil", "clamp", "compare", "complex", "convert", "count-leading-zeros", "divide", "floor",
-    "imag", "is-finite", "maximum", "minimum", "multiply", "negate", "not", "or", "popcnt", "real", "reduce-precision",
-    "remainder", "round-nearest-afz", "round-nearest-even", "select", "shift-left", "shift-right-arithmetic",
-    "shift-right-logical", "sign", "stochastic-convert", "subtract", "xor",
+    "abs", "add", "and", "bitcast-convert", "ceil", "clamp", "compare", "complex", "convert", "count-leading-zeros",
+    "divide", "floor", "imag", "is-finite", "maximum", "minimum", "multiply", "negate", "not", "or", "popcnt", "real",
+    "reduce-precision", "remainder", "round-nearest-afz", "round-nearest-even", "select", "shift-left",
+    "shift-right-arithmetic", "shift-right-logical", "sign", "stochastic-convert", "subtract", "xor",
 })
 # Ops that only forward pointers or order work: no bytes, no FLOPs.
 _FREE = frozenset({"parameter", "constant", "get-tuple-element", "bitcast", "after-all", "add-dependency", "domain"})
@@ -106,6 +107,13 @@ def shape_bytes(shape: Shape) -> int:
     if shape.layout is not None and shape.layout.element_size_bits:
         return (shape.element_count * shape.layout.element_size_bits + 7) // 8
     return shape.element_count * ((ELEMENT_BITS.get(shape.dtype, 0) + 7) // 8)
+
+
+def written_bytes(shape: Shape) -> int:
+    """What an op writes, by XLA's default: its array, or every array of a tuple result (an
+    all-to-all's, a copy-start's, a sort's), not the tuple's pointer table (which only a
+    `tuple` op is taken to write)."""
+    return sum(shape_bytes(leaf) for _, leaf in shape.leaves()) if shape.is_tuple else shape_bytes(shape)
 
 
 def _elements(shape: Shape) -> int:
@@ -154,7 +162,7 @@ class CostModel:
             return Cost()
         if opcode == "custom-call":
             return _UNKNOWN
-        default = shape_bytes(ins.shape) + sum(shape_bytes(o.shape) for o in ins.operands)
+        default = written_bytes(ins.shape) + sum(shape_bytes(o.shape) for o in ins.operands)
         if opcode in ELEMENTWISE:
             count = ins.shape.element_count if ins.shape.is_array else 0
             if opcode in TRANSCENDENTAL:
@@ -221,10 +229,8 @@ class CostModel:
         return Cost(inner.flops, inner.transcendentals, default)
 
     def _sort(self, ins: HloInstruction, default: float) -> Cost:
-        """A multi-operand sort writes every output array, not a pointer table (so jaxlib 0.10's XLA counts it)."""
         n = ins.operands[0].shape.element_count
-        written = sum(shape_bytes(leaf) for _, leaf in ins.shape.leaves())
-        return Cost(n * max(0, (n - 1).bit_length()), 0.0, written + sum(shape_bytes(o.shape) for o in ins.operands))
+        return Cost(n * max(0, (n - 1).bit_length()), 0.0, default)
 
     def _fft(self, ins: HloInstruction, default: float) -> Cost:
         lengths = hlo_attrs.parse_int_list(ins.attr("fft_length") or "{}")
@@ -232,10 +238,7 @@ class CostModel:
         return Cost(2 * 4 * factors * _elements(ins.operands[0].shape), 0.0, default)
 
     def _all_reduce(self, ins: HloInstruction, default: float) -> Cost:
-        leaves = [leaf for _, leaf in ins.shape.leaves() if leaf.is_array]
-        out = sum(shape_bytes(leaf) for leaf in leaves)
-        return Cost(sum(leaf.element_count for leaf in leaves), 0.0,
-                    out + sum(shape_bytes(o.shape) for o in ins.operands))
+        return Cost(sum(leaf.element_count for _, leaf in ins.shape.leaves() if leaf.is_array), 0.0, default)
 
     def _rng(self, ins: HloInstruction, default: float) -> Cost:
         count = sum(leaf.element_count for _, leaf in ins.shape.leaves() if leaf.is_array)
