@@ -31,6 +31,8 @@ SCRIPT = textwrap.dedent(
     x = jnp.ones((8, 32)).astype(jnp.bfloat16).astype(jnp.float32)
     step(w, x)
     jax.jit(lambda v: v * 2)(x)
+    for _ in range(3):  # eager ops a script runs beside its step, as often or more
+        (x % 3, jnp.unstack(x), jax.nn.relu(x), jnp.linalg.norm(x), jax.lax.rem(x, 2.0))
     """
 )
 
@@ -49,7 +51,8 @@ def test_helpers_are_told_from_the_users_modules(random_dump):
     names = {m.name for m in scan_dump(random_dump).modules}
     helpers = {n for n in names if is_helper(n)}
     assert {"jit_step", "jit__lambda"} <= names - helpers
-    assert {"jit__normal", "jit_broadcast_in_dim", "jit_convert_element_type"} <= helpers
+    assert {"jit__normal", "jit_broadcast_in_dim", "jit_convert_element_type", "jit_remainder", "jit_unstack",
+            "jit_relu", "jit_norm", "jit_rem"} <= helpers
 
 
 def test_the_step_is_main_although_jax_random_compiled_a_larger_module(random_dump):

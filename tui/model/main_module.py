@@ -4,7 +4,9 @@ Every op a script runs outside `jit` is compiled by JAX as a small module of its
 (`jit_broadcast_in_dim`, `jit_convert_element_type`), and `jax.random` compiles private
 functions (`jit__normal`, `jit__threefry_split`) whose HLO can outgrow a small train step. So
 "the largest module" is not enough: a profile says what actually ran, and without one the
-helpers step aside.
+helpers step aside. Helpers are told by name (tui/model/eager_ops.py lists every jax.numpy,
+jax.nn and jax.lax function and primitive): a jitted function of the user's named like one
+(`softmax`, `solve`) steps aside too, unless no other qualifies; `--main` names it.
 """
 
 from __future__ import annotations
@@ -14,20 +16,10 @@ from typing import Callable, NamedTuple, Sequence, TypeVar
 
 import numpy as np
 
+from tui.model.eager_ops import EAGER_OPS
+
 M = TypeVar("M")
 
-# Ops and jax.numpy functions that JAX compiles one by one when a script calls them eagerly.
-EAGER_OPS = frozenset("""
-    abs add and arange argmax argmin argsort array asarray bitwise_and bitwise_not bitwise_or bitwise_xor
-    broadcast_in_dim broadcast_to ceil clamp clip concatenate convert_element_type copy cos cumsum
-    device_put div divide dot_general dynamic_slice dynamic_update_slice eq equal exp expand_dims floor
-    full gather ge greater gt integer_pow iota le less log logistic lt matmul max maximum mean min minimum
-    mul multiply ne neg negative not not_equal ones or pad pow power random_bits random_fold_in
-    random_seed random_split random_unwrap random_wrap reduce_max reduce_min reduce_prod reduce_sum rem
-    reshape rsqrt scatter scatter_add select_n sign sin slice sort split sqrt square squeeze stage
-    stop_gradient sub subtract sum take take_along_axis tanh threefry2x32 transpose tril triu true_divide
-    where xor zeros zeros_like
-""".split())
 
 # Underscore names that are the user's own: a jitted lambda, and `jax.pmap` (built on `_fun`).
 USER_PRIVATE_NAMES = frozenset({"jit__lambda", "jit__fun", "pmap__lambda"})
