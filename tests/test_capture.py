@@ -48,6 +48,28 @@ RAISING_SCRIPT = textwrap.dedent(
     """
 )
 
+# Two programs whose ops share names (on a CPU every matmul is a `ynn_fusion`, every lone sine
+# a `wrapped_sine`): the profile's op events say which program each ran in, by a stat.
+TWO_PROGRAMS_SCRIPT = textwrap.dedent(
+    """
+    import jax, jax.numpy as jnp
+
+    @jax.jit
+    def big(a):
+        return jnp.sin(a @ a)
+
+    @jax.jit
+    def small(b):
+        return jnp.sin(b @ b)
+
+    a, b = jnp.ones((256, 256)), jnp.ones((8, 8))
+    for _ in range(5):
+        big(a).block_until_ready()
+    for _ in range(3):
+        small(b).block_until_ready()
+    """
+)
+
 LOOPING_SCRIPT = textwrap.dedent(
     """
     import jax, jax.numpy as jnp
@@ -71,11 +93,13 @@ def captures(tmp_path_factory) -> dict[str, tuple[Path, subprocess.CompletedProc
     """name -> (saved capture folder, the CLI run that made it with --summary --json)."""
     root = tmp_path_factory.mktemp("captures")
     (root / "raising.py").write_text(RAISING_SCRIPT)
+    (root / "two_programs.py").write_text(TWO_PROGRAMS_SCRIPT)
     runs = {
         "transformer": ("examples/transformer.py",),
         "sharded": ("examples/sharded.py",),
         "mlp": ("examples/mlp.py",),
         "raising": (str(root / "raising.py"), "--lr", "0.1"),
+        "two_programs": (str(root / "two_programs.py"),),
     }
 
     def capture(name: str) -> tuple[Path, subprocess.CompletedProcess]:
@@ -189,6 +213,33 @@ def test_mlp_example_and_reopening_a_saved_capture(captures):
     reopened = json.loads(again.stdout)
     assert reopened["main_module"] == first["main_module"] and first["main_module"].endswith(".jit_train_step")
     assert reopened["modules"] == first["modules"] and reopened["trace"] == first["trace"]
+
+
+def test_a_cpu_ops_time_is_its_own_programs_where_programs_share_op_names(captures):
+    """Ops of one name in two programs (5 runs of `big`, 3 of `small`): the op table, an op's
+    runs and a program's time each count the events of that program only, as the events' own
+    `hlo_module` stats say (a CPU profile has no `XLA Modules` line to place them by)."""
+    from tui.model.inputs import load_workspace
+    from tui.model.links import TraceLinks, occurrences, top_ops
+
+    folder, run = captures["two_programs"]
+    assert run.returncode == 0, run.stderr[-3000:]
+    ws = load_workspace([folder])
+    modules = {entry.name: entry.load() for entry in ws.modules if entry.name in ("jit_big", "jit_small")}
+    shared = {i.name for i in modules["jit_big"].instructions()} & {i.name for i in modules["jit_small"].instructions()}
+    rows = [row for row in top_ops(ws) if row.name in shared]
+    assert rows and {row.count for row in rows if row.program.startswith("jit_big")} == {5}
+    assert {row.count for row in rows if row.program.startswith("jit_small")} == {3}
+    trace = ws.trace
+    for module, runs in (("jit_big", 5), ("jit_small", 3)):
+        links = TraceLinks(trace, modules[module])
+        for name in shared & {row.name for row in rows}:
+            tracks, events = occurrences(trace, module, name)
+            assert len(events) == runs, (module, name)
+            assert all(trace.tracks[k].event_args(i)["hlo_module"] == module for k, i in zip(tracks.tolist(), events.tolist()))
+            assert links.occurrences(modules[module].instruction(name)).count == runs
+        own = sum(row.total_ns for row in top_ops(ws) if row.program and row.program.startswith(module))
+        assert links.step_ns()[0] == own
 
 
 def test_temporary_capture_is_removed_and_no_profile_means_no_trace(tmp_path):

@@ -18,7 +18,7 @@ from conftest import FIXTURES
 
 from tui.model.derived_lines import CORRELATION, KERNELS, RUN_SUFFIX, add_derived_lines, line_name
 from tui.model.inputs import load_workspace
-from tui.model.links import (find_instruction, instruction_for_event, kernel_ops, kernel_programs, kernel_tracks,
+from tui.model.links import (find_instruction, instruction_for_event, kernel_ops, event_programs, kernel_tracks,
                              top_ops)
 
 
@@ -35,7 +35,7 @@ def _walk(track):
     """The derived spans of a kernel track, worked out kernel by kernel: (start, end, op,
     program, kernels)."""
     codes, ops = kernel_ops(track)
-    program_codes, programs = kernel_programs(track)
+    program_codes, programs = event_programs(track)
     spans = []
     for i in range(track.count):
         if codes[i] < 0:

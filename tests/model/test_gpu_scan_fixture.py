@@ -19,7 +19,7 @@ import pytest
 from conftest import FIXTURES
 
 from tui.model.inputs import load_workspace
-from tui.model.links import find_instruction, kernel_events, kernel_ops, kernel_programs, kernel_tracks, op_profile
+from tui.model.links import find_instruction, kernel_events, kernel_ops, event_programs, kernel_tracks, op_profile
 from tui.model.summary import format_summary, summarize
 
 SCAN = FIXTURES / "gpu_scan"
@@ -75,7 +75,7 @@ def test_every_kernel_of_the_step_is_the_instruction_xla_ran(workspace):
     (k,) = kernel_tracks(workspace.trace)
     track = workspace.trace.tracks[k]
     codes, ops = kernel_ops(track)
-    program_codes, programs = kernel_programs(track)
+    program_codes, programs = event_programs(track)
     raw_codes, raw_ops = track.stat_codes("hlo_op")
     node_codes, nodes = track.stat_codes("cuda_graph_node_id")
     graph_copies: dict[int, list[int]] = {}  # graph id -> its memcpy nodes, in node order
@@ -115,7 +115,7 @@ def test_autotuning_is_left_out_of_the_op_time(workspace):
     tuned = {row.program for row in profile.autotuning}
     assert len(tuned) > 3 and all(module.instruction(name).opcode == "fusion" for name in tuned)
     (k,) = kernel_tracks(workspace.trace)
-    program_codes, programs = kernel_programs(workspace.trace.tracks[k])
+    program_codes, programs = event_programs(workspace.trace.tracks[k])
     ran = sum(1 for code in program_codes.tolist() if code >= 0 and programs[code] == PROGRAM)
     assert sum(row.count for row in profile.ops) == ran  # every kernel of the step is an op's run
     summary = summarize(workspace)

@@ -32,7 +32,7 @@ import numpy as np
 
 from tui.model.hlo import HloInstruction
 from tui.model.links import (CORRELATION, HLO_MODULE, HLO_OP, MODULES_TRACK, OPS_TRACK, PROGRAM_ID, instruction_in,
-                             kernel_ops, kernel_programs, kernel_tracks, module_name, module_runs_at,
+                             kernel_ops, event_programs, kernel_tracks, module_name, module_runs_at,
                              op_program_keys, op_program_of)
 from tui.model.scopes import source_line, split_scope
 from tui.model.trace import Trace, Track
@@ -200,7 +200,7 @@ def _module_runs(stream: Track, run_of: np.ndarray, runs: dict[str, tuple[int, s
     start = np.minimum.reduceat(stream.start_ns[order], first)
     end = np.maximum.reduceat(stream.end_ns[order], first)
     kernels = np.diff(np.r_[first, len(order)])
-    program_codes, programs = kernel_programs(stream)
+    program_codes, programs = event_programs(stream)
     modules = {number: module for number, module in runs.values()}
     names = []
     for k in order[first].tolist():
@@ -221,7 +221,7 @@ def _op_runs(ws: Workspace, stream: Track) -> tuple[Line, list[HloInstruction | 
     its first kernel; an event's args are made when asked (a selection), from its op's and its
     kernel count."""
     codes, ops = kernel_ops(stream)
-    program_codes, programs = kernel_programs(stream)
+    program_codes, programs = event_programs(stream)
     ran = np.flatnonzero(codes >= 0)
     key = op_program_keys(codes[ran], program_codes[ran], programs)
     first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, np.intp)

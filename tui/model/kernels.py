@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tui.model.links import instruction_in, kernel_ops, kernel_programs, kernel_tracks, stream_tracks
+from tui.model.links import instruction_in, kernel_ops, event_programs, kernel_tracks, stream_tracks
 from tui.model.shapes import human_bytes
 from tui.model.trace import NameStats, Track, name_stats
 from tui.model.workspace import Workspace
@@ -71,7 +71,7 @@ def _launch(track: Track, i: int) -> str:
 def _add_ops(ws: Workspace, track: Track, ops_of: dict[int, set[str]]) -> None:
     """The instructions each kernel name of `track` ran (its `hlo_op`s, CUDA graph nodes resolved)."""
     codes, ops = kernel_ops(track)
-    program_codes, programs = kernel_programs(track)
+    program_codes, programs = event_programs(track)
     ran = np.flatnonzero(codes >= 0)
     _, first = np.unique(np.stack([track.name_id[ran], codes[ran], program_codes[ran]], 1), axis=0, return_index=True)
     found: dict[tuple[str, str | None], str] = {}

@@ -153,6 +153,11 @@ class TraceLinks:
         return self._name_ids
 
     @property
+    def _placed(self) -> bool:
+        """Whether the trace places ops in their programs' runs (an `XLA Modules` line)."""
+        return any(t.name == MODULES_TRACK for t in self.trace.tracks)
+
+    @property
     def program(self) -> str | None:
         """The module's program, where the trace ran it; else None, and every run of the module counts."""
         if not self._checked:
@@ -186,6 +191,8 @@ class TraceLinks:
                     if self.program is not None and len(hits):  # not those of another program of that name
                         runs = program_runs(self.trace, track, hits)
                         hits = hits[(runs < 0) | (runs == program_id)]
+                    elif not self._placed and len(hits):  # a CPU's: by the ops' own stats
+                        hits = hits[in_program(track, hits, self.module.name)]
                 else:
                     continue
                 events += [(t, int(i)) for i in hits]
@@ -219,12 +226,14 @@ class TraceLinks:
         if kernels:
             for k in kernels:
                 track = self.trace.tracks[k]
-                codes, programs = kernel_programs(track)
+                codes, programs = event_programs(track)
                 total += int(track.dur_ns[of_program(programs, name)[codes]].sum())
             return total, "all of this module's GPU kernels"
         matched = np.fromiter(self._ids.values(), np.int64, len(self._ids))
         for track in self.trace.tracks:
-            total += int(track.dur_ns[np.isin(track.name_id, matched)].sum())
+            hits = np.flatnonzero(np.isin(track.name_id, matched))
+            if len(hits):
+                total += int(track.dur_ns[hits[in_program(track, hits, name)]].sum())
         return total, "all of this module's op events"
 
 
@@ -294,7 +303,7 @@ def program_ran(trace: Trace, program: str | None) -> str | None:
     None: a dump and a profile of different runs number their programs differently, and then
     an instruction's runs are all of its module's."""
     if program is None or not (program in trace.names or any(
-            program in kernel_programs(trace.tracks[k])[1] for k in kernel_tracks(trace))):
+            program in event_programs(trace.tracks[k])[1] for k in kernel_tracks(trace))):
         return None
     return program
 
@@ -468,8 +477,14 @@ def occurrences(trace: Trace, module: str | None, instruction: HloInstruction | 
     if isinstance(instruction, HloInstruction):
         instruction = instruction.name
     tracks, found = trace.events_named(np.array([name == instruction for name in trace.names], bool))
-    if module is None or not any(t.name == MODULES_TRACK for t in trace.tracks):
+    if module is None:
         return tracks, found
+    if not any(t.name == MODULES_TRACK for t in trace.tracks):  # a CPU's: by the ops' own stats
+        ours = np.ones(len(found), bool)
+        for k in np.unique(tracks).tolist():
+            here = np.flatnonzero(tracks == k)
+            ours[here] = in_program(trace.tracks[k], found[here], program or module)
+        return tracks[ours], found[ours]
     inside = np.zeros(len(found), bool)
     for k in np.unique(tracks).tolist():
         here = np.flatnonzero(tracks == k)
@@ -627,30 +642,41 @@ def is_library_kernel(name: str) -> bool:
 _kernel_ops: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def kernel_programs(track: Track) -> tuple[np.ndarray, list[str]]:
-    """The program each event of a kernel track ran in, as `Track.stat_codes` gives a stat:
-    `module(program id)` where the kernel has a `program_id` stat beside its `hlo_module` (as
-    a profile's own programs are labelled: two programs of one name, `jit_matmul` at two
-    shapes, are told apart), else the module name."""
-    found = _kernel_programs.get(track)
+def event_programs(track: Track) -> tuple[np.ndarray, list[str]]:
+    """The program each event of a track ran in, by its stats (a GPU kernel's, a CPU op's), as
+    `Track.stat_codes` gives a stat: `module(program id)` where the event has a `program_id`
+    stat beside its `hlo_module` (as a profile's own programs are labelled: two programs of one
+    name, `jit_matmul` at two shapes, are told apart), else the module name."""
+    found = _event_programs.get(track)
     if found is None:
-        module_codes, modules = track.stat_codes(HLO_MODULE)
+        module_codes, modules = track.stat_codes(HLO_MODULE, also=(PROGRAM_ID,))
         id_codes, ids = track.stat_codes(PROGRAM_ID)
         pairs, inverse = np.unique(np.stack([module_codes, id_codes], 1), axis=0, return_inverse=True)
         named = pairs[:, 0] >= 0
         programs = [f"{modules[m]}({ids[i]})" if i >= 0 else modules[m] for m, i in pairs[named].tolist()]
         number = np.where(named, np.cumsum(named) - 1, -1)
-        found = _kernel_programs[track] = (number[inverse.ravel()].astype(np.int32), programs)
+        found = _event_programs[track] = (number[inverse.ravel()].astype(np.int32), programs)
     return found
 
 
-_kernel_programs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_event_programs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def of_program(programs: list[str], program: str) -> np.ndarray:
     """Per program of `programs`, whether it is `program` (with its id) or, given a module name,
     one of that module; one more entry, False, for code -1 (none)."""
     return np.array([p == program or module_name(p) == program for p in programs] + [False], bool)
+
+
+def in_program(track: Track, events: np.ndarray, program: str) -> np.ndarray:
+    """Whether each of these events of a CPU thread ran in `program` (`jit_f(12)`, or a module
+    name), by its `hlo_module` stat: XLA's CPU ops are named per program (every CPU matmul is a
+    `ynn_fusion`), and a CPU profile has no `XLA Modules` line to place them by. All of them
+    where the track's events name no program (an older jaxlib's)."""
+    codes, programs = event_programs(track)
+    named = of_program(programs, program)
+    named[-1] = not programs
+    return named[codes[events]]
 
 
 def kernel_op_names(trace: Trace) -> dict[str, str]:
@@ -678,7 +704,7 @@ def kernel_events(track: Track, program: str | None, instruction: HloInstruction
         return np.zeros(0, np.intp)
     hits = np.flatnonzero(np.isin(codes, wanted))
     if program is not None:
-        program_codes, programs = kernel_programs(track)
+        program_codes, programs = event_programs(track)
         named = of_program(programs, program)
         named[-1] = not programs  # code -1 (no module stat) is kept only on a track where no kernel names one
         hits = hits[named[program_codes[hits]]]
@@ -721,9 +747,9 @@ def top_ops(ws: Workspace) -> list[NameStats]:
 
     Op events by name (on `XLA Ops` tracks where the profile has them, each in the program of
     the `XLA Modules` run it started in), or on a GPU its kernels by the op and module in their
-    `hlo_op` / `hlo_module` stats (an op's kernels add up). Programs that reuse an op name
-    (`fusion.3` in a train and an eval step) get a row each. CPU profiles name no program: an
-    op's row there counts every event of its name."""
+    `hlo_op` / `hlo_module` stats (an op's kernels add up), on a CPU each op event in the
+    program its `hlo_module` stat names. Programs that reuse an op name (`fusion.3` in a train
+    and an eval step; on a CPU every matmul is a `ynn_fusion`) get a row each."""
     trace = ws.trace
     if trace is None:
         return []
@@ -733,7 +759,7 @@ def top_ops(ws: Workspace) -> list[NameStats]:
     for k in kernels:
         track = trace.tracks[k]
         codes, ops = kernel_ops(track)
-        program_codes, programs = kernel_programs(track)
+        program_codes, programs = event_programs(track)
         ran = np.flatnonzero(codes >= 0)
         table.add(track, ran, ops, codes[ran], programs, program_codes[ran], runs=True)
     if not kernels:
@@ -742,8 +768,11 @@ def top_ops(ws: Workspace) -> list[NameStats]:
         lines = [t for t in trace.tracks if t.name == OPS_TRACK]  # TPU: not the async ops' spans beside them
         for track in lines or trace.tracks:
             ran = np.flatnonzero(is_op[track.name_id]) if len(is_op) else np.zeros(0, np.intp)
-            program_codes = program_runs(trace, track)[ran] if lines else np.full(len(ran), -1)
-            table.add(track, ran, trace.names, track.name_id[ran], trace.names, program_codes)
+            if lines:
+                table.add(track, ran, trace.names, track.name_id[ran], trace.names, program_runs(trace, track)[ran])
+            elif len(ran):  # a CPU's: each op in the program its stats name
+                program_codes, programs = event_programs(track)
+                table.add(track, ran, trace.names, track.name_id[ran], programs, program_codes[ran])
     return table.stats()
 
 

@@ -165,7 +165,7 @@ def _busy_in_main(ws: Workspace, busy) -> dict | None:
     """On a GPU, how busy each device was from the main program's first kernel to its last (a
     profile taken from the first call also holds compilation, which the whole span counts);
     `busy` is the devices' DeviceTime."""
-    from tui.model.links import kernel_programs, kernel_tracks, of_program, program_of, program_ran
+    from tui.model.links import event_programs, kernel_tracks, of_program, program_of, program_ran
 
     trace = ws.trace
     program = program_ran(trace, program_of(ws.main)) if ws.main is not None else None
@@ -173,7 +173,7 @@ def _busy_in_main(ws: Workspace, busy) -> dict | None:
     windows: dict[str, list[int]] = {}
     for k in kernel_tracks(trace) if program else []:
         track = trace.tracks[k]
-        codes, programs = kernel_programs(track)
+        codes, programs = event_programs(track)
         ran = of_program(programs, program)[codes]
         if ran.any():
             lo, hi = int(track.start_ns[ran].min()), int(track.end_ns[ran].max())
