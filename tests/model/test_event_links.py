@@ -5,7 +5,7 @@ ops are matched by name inside their `XLA Modules` runs."""
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 
 import numpy as np
 import pytest
@@ -197,17 +197,39 @@ def kernels_by_profiledata(path) -> list[tuple[str, str | None, str, int, int, t
     `hlo_op` stat, read with ProfileData directly: the oracle for the kernel links. The program
     is `hlo_module(program_id)`, or the module alone where the kernel has no `program_id`. The
     run is where, on its line in time order, the stretch of kernels of its op and program that
-    it belongs to begins (any other event between two kernels ends a stretch)."""
+    it belongs to begins (any other event between two kernels ends a stretch, and so does a
+    kernel launched in another run of its program: the host's `module:XLA GPU module`
+    annotation of its module that spans the launch with its correlation id, where just one
+    does; where none or several do, as runs on several devices at once, that does not split)."""
     from jaxlib import _profile_data
 
+    planes = list(_profile_data.ProfileData.from_file(str(path)).planes)
+    launches, annotations = {}, defaultdict(list)  # correlation id -> launch time; module -> (start, end)
+    for plane in planes:
+        if plane.name.startswith("/device:"):
+            continue
+        for line in plane.lines:
+            for event in line.events:
+                if event.name.endswith(":XLA GPU module"):
+                    annotations[event.name.removesuffix(":XLA GPU module")].append((event.start_ns, event.end_ns))
+                else:
+                    stats = dict(event.stats)
+                    if "correlation_id" in stats:
+                        launches[stats["correlation_id"]] = event.start_ns
+
+    def launched_in(stats) -> tuple | None:
+        at = launches.get(stats.get("correlation_id"))
+        spans = [span for span in annotations.get(stats.get("hlo_module"), ()) if at is not None and span[0] <= at < span[1]]
+        return spans[0] if len(spans) == 1 else None
+
     found = []
-    for p, plane in enumerate(_profile_data.ProfileData.from_file(str(path)).planes):
+    for p, plane in enumerate(planes):
         if not plane.name.startswith("/device:"):
             continue
         for n, line in enumerate(plane.lines):
             if line.name in ("XLA Ops", "XLA Modules"):
                 continue
-            previous, run = None, None
+            previous, previous_launch, run = None, None, None
             for k, event in enumerate(sorted(line.events, key=lambda e: e.start_ns)):
                 stats = dict(event.stats)
                 key = None
@@ -215,10 +237,11 @@ def kernels_by_profiledata(path) -> list[tuple[str, str | None, str, int, int, t
                     program = stats.get("hlo_module")
                     if program and "program_id" in stats:
                         program += f"({stats['program_id']})"
-                    key = (stats["hlo_op"], program)
-                    if key != previous:
+                    key, launch = (stats["hlo_op"], program), launched_in(stats)
+                    if key != previous or None not in (launch, previous_launch) and launch != previous_launch:
                         run = (p, n, k)
                     found.append((*key, event.name, round(event.start_ns), round(event.duration_ns), run))
+                    previous_launch = launch
                 previous = key
     return found
 

@@ -26,6 +26,7 @@ They are added when the timeline opens, not by `load_trace`: they are not events
 from __future__ import annotations
 
 import re
+import weakref
 from typing import Callable
 
 import numpy as np
@@ -98,16 +99,31 @@ def program_runs_on_devices(trace: Trace) -> list[tuple[str, str, int]]:
 
 def _streams_and_runs(trace: Trace) -> list[tuple[Track, np.ndarray, dict[str, tuple[int, str]]]]:
     """Each GPU stream whose kernels name their op, the run each of its kernels was launched in
-    (-1: none known), and its host's runs (_runs_by_launch); decodes every track."""
-    trace.decode_all()
-    streams = kernel_tracks(trace)
-    runs = _runs_by_launch(trace) if streams else {}
-    found = []
-    for k in streams:
-        stream = trace.tracks[k]
-        host_runs = runs.get(_host_of(stream.group), {})
-        found.append((stream, _kernel_runs(stream, host_runs), host_runs))
+    (-1: none known), and its host's runs (_runs_by_launch); decodes every track. Kept for the
+    trace (the op tables, the summary and the derived lines each ask)."""
+    found = _kept_runs.get(trace)
+    if found is None:
+        trace.decode_all()
+        streams = kernel_tracks(trace)
+        runs = _runs_by_launch(trace) if streams else {}
+        found = []
+        for k in streams:
+            stream = trace.tracks[k]
+            host_runs = runs.get(_host_of(stream.group), {})
+            found.append((stream, _kernel_runs(stream, host_runs), host_runs))
+        _kept_runs[trace] = found
     return found
+
+
+_kept_runs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def kernel_runs(trace: Trace, stream: Track) -> np.ndarray:
+    """Per kernel of a GPU stream, the number of the program run that launched it (-1: none
+    known): two runs of a one-op program put that op's kernels back to back on the stream, and
+    they are two runs of the op, not one."""
+    return next((run_of for track, run_of, _ in _streams_and_runs(trace) if track is stream),
+                np.full(stream.count, -1, np.int64))
 
 
 def _host_of(group: str) -> str:
@@ -219,7 +235,8 @@ def _module_runs(stream: Track, run_of: np.ndarray, runs: dict[str, tuple[int, s
 def _op_runs(ws: Workspace, stream: Track) -> tuple[Line, list[HloInstruction | None], np.ndarray]:
     """A span per run of consecutive kernels of one op and program, each one's instruction and
     its first kernel; an event's args are made when asked (a selection), from its op's and its
-    kernel count."""
+    kernel count. As XProf's derived line, a span goes on across runs of a one-op program (the
+    op tables count those apart: links.launch_runs)."""
     codes, ops = kernel_ops(stream)
     program_codes, programs = event_programs(stream)
     ran = np.flatnonzero(codes >= 0)

@@ -117,17 +117,28 @@ def op_program_of(key: int, programs: list[str]) -> tuple[int, int]:
     return op, program - 1
 
 
-def launch_runs(events: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
+def launch_runs(events: np.ndarray, keys: np.ndarray | None = None, program_runs: np.ndarray | None = None
+                ) -> np.ndarray:
     """Per event of `events` (ascending indices into one kernel track, each of some op, `keys`
     telling ops and programs apart; all of one op if None), whether it begins a run: the kernels
     of one run of an op follow each other on its stream, so a kernel right after one of the
-    same op and program continues its run."""
+    same op and program continues its run, unless a new run of the program launched it
+    (`program_runs`, per event: derived_lines.kernel_runs; -1 where not known)."""
     starts = np.ones(len(events), bool)
     if len(events) > 1:
         starts[1:] = events[1:] != events[:-1] + 1
         if keys is not None:
             starts[1:] |= keys[1:] != keys[:-1]
+        if program_runs is not None:
+            starts[1:] |= program_runs[1:] != program_runs[:-1]
     return starts
+
+
+def kernel_runs(trace: Trace, stream: Track) -> np.ndarray:
+    """derived_lines.kernel_runs (which reads this module's stats: imported when asked)."""
+    from tui.model.derived_lines import kernel_runs as runs
+
+    return runs(trace, stream)
 
 
 class TraceLinks:
@@ -184,7 +195,7 @@ class TraceLinks:
                     if t not in kernels:
                         continue
                     hits = kernel_events(track, self.program or self.module.name, ins)
-                    starts.append(launch_runs(hits))
+                    starts.append(launch_runs(hits, None, kernel_runs(self.trace, track)[hits]))
                 elif name_id is not None:
                     order, ids = self._sorted(t)
                     hits = np.sort(order[np.searchsorted(ids, name_id, "left") : np.searchsorted(ids, name_id, "right")])
@@ -761,7 +772,7 @@ def top_ops(ws: Workspace) -> list[NameStats]:
         codes, ops = kernel_ops(track)
         program_codes, programs = event_programs(track)
         ran = np.flatnonzero(codes >= 0)
-        table.add(track, ran, ops, codes[ran], programs, program_codes[ran], runs=True)
+        table.add(track, ran, ops, codes[ran], programs, program_codes[ran], runs=kernel_runs(trace, track)[ran])
     if not kernels:
         wanted = op_names(ws)
         is_op = np.array([name in wanted for name in trace.names], bool)
@@ -952,15 +963,16 @@ class _OpTable:
         self.ids, self.durs, self.selfs = [], [], []
 
     def add(self, track: Track, events: np.ndarray, ops: list[str], op_codes: np.ndarray,
-            programs: list[str], program_codes: np.ndarray, runs: bool = False) -> None:
+            programs: list[str], program_codes: np.ndarray, runs: np.ndarray | None = None) -> None:
         """Events of `track`, each an op (`ops[op_codes]`) of a program (`programs[program_codes]`; -1: none);
-        with `runs` (GPU kernels), each stretch of one op's kernels is one run (launch_runs)."""
+        with `runs` (GPU kernels: the program run that launched each), each stretch of one op's
+        kernels in one run is one run of the op (launch_runs)."""
         if not len(events):
             return
         keys = op_program_keys(op_codes, program_codes, programs)
         durs, selfs = track.dur_ns[events], track.self_ns[events]
-        if runs:
-            firsts = np.flatnonzero(launch_runs(events, keys))
+        if runs is not None:
+            firsts = np.flatnonzero(launch_runs(events, keys, runs))
             keys, durs, selfs = keys[firsts], np.add.reduceat(durs, firsts), np.add.reduceat(selfs, firsts)
         pairs, inverse = np.unique(keys, return_inverse=True)
         ids = [self.keys.setdefault((ops[op], programs[program] if program >= 0 else None), len(self.keys))
