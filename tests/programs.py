@@ -178,6 +178,18 @@ def build_collectives():
     return jax.jit(collectives), (a, jax.random.PRNGKey(0))
 
 
+def build_two_loops():
+    """A loop's result that a second loop carries unchanged: XLA merges the second loop's phi
+    into the first's (one buffer live through both), not only phis of one real value."""
+
+    def two_loops(x):
+        y = jax.lax.fori_loop(0, 10, lambda i, c: jnp.sin(c) * 2, x)
+        total, _ = jax.lax.fori_loop(0, 10, lambda i, c: (c[0] + c[1][i].sum(), c[1]), (0.0, y))
+        return total
+
+    return jax.jit(two_loops), (_normal(64, 512),)
+
+
 def build_sort():
     def sort_and_argsort(x, keys):
         return jnp.sort(x, axis=-1), jnp.argsort(keys)
@@ -285,6 +297,7 @@ PROGRAMS = {
     "topk": (build_topk, 1),
     "custom_call": (build_custom_call, 1),
     "while_loop": (build_while_loop, 1),
+    "two_loops": (build_two_loops, 1),
     "fp8": (build_fp8, 1),
     "bf16": (build_bf16, 1),
     "int4": (build_int4, 1),

@@ -66,7 +66,7 @@ def test_live_ranges_equal_xla_for_every_generated_module(programs):
             assert ranges.end_time == report.max_time
             assert {v.name: (v.start, v.end) for v in ranges.values} == report.buffers, hlo.name
             checked.add(name)
-    assert {"mlp_grad", "transformer", "scan", "spmd8", "cond", "while_loop", "topk", "remat"} <= checked
+    assert {"mlp_grad", "transformer", "scan", "spmd8", "cond", "while_loop", "topk", "remat", "two_loops"} <= checked
 
 
 def test_computed_peak_equals_xla_for_every_generated_module(programs):

@@ -275,21 +275,39 @@ class _LiveRangeBuilder:
         return [self._called(ins, "true_computation"), self._called(ins, "false_computation")]
 
     def _optimize_phis(self) -> dict[int, int]:
-        """XLA's phi-graph optimization: a phi that can only ever hold one real value is that value."""
+        """XLA's phi-graph optimization (PhiGraph::Optimize), repeated until nothing changes: a
+        phi whose inputs are all one value (a phi of its own included: a loop's output that an
+        outer loop passes through unchanged) or itself is that value; a phi that, through the
+        phis feeding it, can only ever hold one real value is that value."""
         operands = {vid: [self.sets[ins][index] for ins, index in inputs] for vid, inputs in self.phis.items()}
         final: dict[int, int] = {}
-        for phi in operands:
-            seen, stack, reals = {phi}, [phi], set()
-            while stack and len(reals) < 2:
-                for vid in operands[stack.pop()]:
-                    if vid not in self.phis:
-                        reals.add(vid)
-                    elif vid not in seen:
-                        seen.add(vid)
-                        stack.append(vid)
-            if len(reals) == 1:
-                final[phi] = reals.pop()
-        return final
+
+        def resolved(vid: int) -> int:
+            while vid in final:
+                vid = final[vid]
+            return vid
+
+        changed = True
+        while changed:
+            changed = False
+            for phi in operands:
+                if phi in final:
+                    continue
+                inputs = {resolved(vid) for vid in operands[phi]} - {phi}
+                if len(inputs) == 1:
+                    final[phi], changed = inputs.pop(), True
+                    continue
+                seen, stack, reals = {phi}, [phi], set()
+                while stack and len(reals) < 2:
+                    for vid in map(resolved, operands[stack.pop()]):
+                        if vid not in self.phis:
+                            reals.add(vid)
+                        elif vid not in seen:
+                            seen.add(vid)
+                            stack.append(vid)
+                if len(reals) == 1:
+                    final[phi], changed = reals.pop(), True
+        return {phi: resolved(phi) for phi in final}
 
     def _positions(self, final: dict[int, int]) -> dict[int, list[Position]]:
         """Every place each surviving value appears, its definition first."""
