@@ -103,9 +103,9 @@ def _leaf_rows(shape: Shape, platform: str) -> list[Row]:
     logical, padded = shape.byte_size, shape.padded_byte_size
     rows.append(Row("bytes", f"{logical:,} logical ({human_bytes(logical)})"))
     layout = shape.layout
-    if layout is not None and (layout.tiles or layout.element_size_bits):
+    if padded != logical or layout is not None and (layout.tiles or layout.element_size_bits):
         overhead = f", {padded / logical:.2g}x the logical size" if logical else ""
-        padded_to = f", padded to [{','.join(map(str, padded_dims(shape)))}]" if layout.tiles else ""
+        padded_to = f", padded to [{','.join(map(str, padded_dims(shape)))}]" if layout is not None and layout.tiles else ""
         rows.append(Row("padded", f"{padded:,} bytes ({human_bytes(padded)}){padded_to}{overhead}"))
     if layout is not None:
         rows.append(Row("layout", f"{layout.text}: " + layout_words(shape)))
@@ -114,6 +114,11 @@ def _leaf_rows(shape: Shape, platform: str) -> list[Row]:
         if layout.element_size_bits:
             rows.append(Row("element size", f"E({layout.element_size_bits}): each element stored in "
                                             f"{layout.element_size_bits} bits (packed)"))
+        elif ELEMENT_BITS.get(shape.dtype, 8) < 8:
+            rows.append(Row("element size", f"no E(n): each {ELEMENT_BITS[shape.dtype]}-bit element stored in a byte"))
+        if layout.tail_padding > 1:
+            rows.append(Row("tail padding", f"L({layout.tail_padding}): the element count rounded up to a multiple "
+                                            f"of {layout.tail_padding}"))
         for tag, body in layout.extra:
             rows.append(Row("layout field", f"{tag}{body}"))
     rows.append(Row("memory", memory_space_name(shape.memory_space, platform)))

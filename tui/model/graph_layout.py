@@ -149,7 +149,7 @@ def short_shape(ins: HloInstruction) -> str:
     layout = shape.layout
     plain = layout is None or (
         layout.minor_to_major == tuple(reversed(range(len(shape.dims)))) and not layout.tiles
-        and not layout.memory_space and not layout.element_size_bits and not layout.extra)
+        and not layout.memory_space and not layout.element_size_bits and layout.tail_padding == 1 and not layout.extra)
     return shape.dims_text() if plain else shape.dims_text() + layout.text
 
 

@@ -38,16 +38,20 @@ class ShapeError(ValueError):
 
 class Layout:
     """A layout: minor-to-major order, tiles (`T(8,128)(2,1)`), element size (`E(4)`),
-    memory space (`S(1)`), and the rarer fields kept raw (`D(...)`, `#(...)`, `P(...)`, ...)."""
+    memory space (`S(1)`), tail padding (`L(16)`: the element count rounded up to a multiple),
+    and the rarer fields kept raw (`D(...)`, `#(...)`, `P(...)`, ...)."""
 
-    __slots__ = ("minor_to_major", "tiles", "element_size_bits", "memory_space", "dynamic_metadata_bytes", "extra", "text")
+    __slots__ = ("minor_to_major", "tiles", "element_size_bits", "memory_space", "dynamic_metadata_bytes",
+                 "tail_padding", "extra", "text")
 
-    def __init__(self, minor_to_major, tiles=(), element_size_bits=0, memory_space=0, dynamic_metadata_bytes=0, extra=(), text=""):
+    def __init__(self, minor_to_major, tiles=(), element_size_bits=0, memory_space=0, dynamic_metadata_bytes=0, extra=(),
+                 text="", tail_padding=1):
         self.minor_to_major: tuple[int, ...] = tuple(minor_to_major)
         self.tiles: tuple[tuple[int, ...], ...] = tuple(tiles)
         self.element_size_bits: int = element_size_bits
         self.memory_space: int = memory_space
         self.dynamic_metadata_bytes: int = dynamic_metadata_bytes
+        self.tail_padding: int = tail_padding
         self.extra: tuple[tuple[str, str], ...] = tuple(extra)  # (tag, raw body) of fields not decoded above
         self.text: str = text
 
@@ -113,7 +117,9 @@ class Shape:
 
     @property
     def padded_byte_size(self) -> int:
-        """Bytes after tiling pads the physical dims (and `E(n)` packs), as the device stores it."""
+        """Bytes as the device stores it, by XLA's `ShapeUtil::ArraySize`: the first tile level
+        rounds the minor dims up to whole tiles (XLA takes sub-tiles to add no padding), `L(n)`
+        rounds the element count up, `E(n)` packs; without it a sub-byte element takes a byte."""
         return self._size_pair()[1]
 
     def leaves(self):
@@ -135,14 +141,16 @@ class Shape:
                 pairs = [s._size_pair() for s in self.tuple_shapes]
                 self._sizes = (sum(p[0] for p in pairs), sum(p[1] for p in pairs))
             else:
-                bits = self.element_bits
+                layout = self.layout
                 logical = _bits_to_bytes(self.element_count * ELEMENT_BITS.get(self.dtype, 0))
-                if self.layout is not None and self.layout.tiles:
-                    physical = _bits_to_bytes(math.prod(tiled_dims(self.physical_dims(), self.layout.tiles)) * bits)
-                else:
-                    physical = _bits_to_bytes(self.element_count * bits)
-                if self.layout is not None:
-                    physical += self.layout.dynamic_metadata_bytes
+                stored = self.element_count
+                bits = -(-ELEMENT_BITS.get(self.dtype, 0) // 8) * 8  # a byte at least, as XLA stores it unpacked
+                if layout is not None:
+                    if layout.tiles:
+                        stored = math.prod(tiled_dims(self.physical_dims(), layout.tiles[:1]))
+                    stored = -(-stored // layout.tail_padding) * layout.tail_padding
+                    bits = layout.element_size_bits or bits
+                physical = _bits_to_bytes(stored * bits) + (layout.dynamic_metadata_bytes if layout is not None else 0)
                 self._sizes = (logical, physical)
         return self._sizes
 
@@ -280,7 +288,7 @@ def _parse_layout(body: str, column: int, rank: int) -> Layout:
         raise ShapeError(f"bad minor_to_major {order_text!r}", column) from None
     if minor_to_major and sorted(minor_to_major) != list(range(rank)):
         raise ShapeError(f"layout {{{order_text}}} is not a permutation of {rank} dimensions", column)
-    tiles, element_bits, memory_space, metadata_bytes, extra = [], 0, 0, 0, []
+    tiles, element_bits, memory_space, metadata_bytes, tail, extra = [], 0, 0, 0, 1, []
     i = 0
     while i < len(fields):
         m = _LAYOUT_FIELD.match(fields, i)
@@ -296,17 +304,19 @@ def _parse_layout(body: str, column: int, rank: int) -> Layout:
         i = j
         if tag == "T":
             tiles = [tuple(COMBINE if x.strip() == "*" else int(x) for x in g.split(",")) for g in groups]
-        elif tag in ("E", "S", "M") and len(groups) == 1 and groups[0].strip().isdigit():
+        elif tag in ("E", "S", "M", "L") and len(groups) == 1 and groups[0].strip().isdigit():
             value = int(groups[0])
             if tag == "E":
                 element_bits = value
             elif tag == "S":
                 memory_space = value
+            elif tag == "L":
+                tail = max(1, value)
             else:
                 metadata_bytes = value
         else:
             extra.append((tag, "".join(f"({g})" for g in groups)))
-    return Layout(minor_to_major, tiles, element_bits, memory_space, metadata_bytes, extra, "{" + body + "}")
+    return Layout(minor_to_major, tiles, element_bits, memory_space, metadata_bytes, extra, "{" + body + "}", tail)
 
 
 def human_bytes(n: float) -> str:
