@@ -189,6 +189,38 @@ ENTRY e {
     assert [o.name for o in parse_hlo(text).entry.root.operands] == ["s", "m"]
 
 
+_COMMENTED = """/* a comment before the header */
+HloModule m, entry_computation_layout={(f32[2]{0}, f32[2]{0})->f32[2]{0}}
+/* between
+   computations */
+add {
+  x = f32[] parameter(0) // a comment { with ( brackets
+  y = f32[] parameter(1)
+  ROOT z = f32[] add(x, y)
+}
+
+ENTRY e { // after the brace
+  a = f32[2]{0} parameter(0)
+  /* alone on its line */
+  b = f32[2]{0} parameter(1)
+  /* over
+     two lines */ s = f32[2]{0} add(a, b)
+  c = f32[] constant(0)
+  r = f32[] reduce(s, c), dimensions={0}, to_apply=add, metadata={op_name="a//b" source_file="x.py"} // trailing
+  ROOT m = f32[2]{0} multiply(s, /*rhs*/ b)
+}"""
+
+
+def test_comments_anywhere_xla_takes_them():
+    """XLA's lexer skips `//` and `/* */` comments anywhere; hand-written and test HLO puts them
+    on lines of their own, across lines and after braces, with brackets inside. A `//` inside a
+    string is not one."""
+    assert assert_matches_xla(_COMMENTED, "comments") == 9
+    module = parse_hlo(_COMMENTED)
+    reduce = next(i for i in module.instructions() if i.opcode == "reduce")
+    assert reduce.metadata["op_name"] == "a//b" and reduce.metadata["source_file"] == "x.py"
+
+
 def test_short_parsable_style_and_inline_operand_shapes(corpus):
     short = parse_hlo((corpus / "hlo/xla_cpu_benchmarks/jax.issue.33666.linx.slow_0428.module_0006.hlo").read_text())
     assert any(i.opcode == "while" for i in short.instructions())

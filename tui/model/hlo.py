@@ -377,6 +377,7 @@ _HEAD = re.compile(r"\s*(ROOT\s+)?%?(" + _NAME + r")\s*=\s*")
 _NEW_INSTRUCTION = re.compile(r"\s*(ROOT\s+)?%?" + _NAME + r" = ")
 _OPCODE = re.compile(r"\s*([a-z][\w\-]*)\(")
 _COMMENT = re.compile(r"/\*.*?\*/")
+_STRING_OR_LINE_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|//')
 _MODULE = re.compile(r"HloModule\s+([^\s,]+)\s*,?\s*(.*)$")
 _SECTIONS = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 _QUOTED_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[(){}\[\]]')
@@ -422,8 +423,8 @@ def _parse_module(text: str, path: str | None) -> HloModule:
         return HloParseError(problem, index + 1, column + 1, line, path)
 
     i = 0
-    while i < n and (not lines[i].strip() or lines[i].lstrip().startswith("//")):
-        i += 1
+    while i < n and (not lines[i].strip() or lines[i].lstrip().startswith(("//", "/*"))):
+        i = _skip_block_comment(lines, i, error) if lines[i].lstrip().startswith("/*") else i + 1
     name, header = "module", ""
     if i < n and lines[i].startswith("HloModule"):
         m = _MODULE.match(lines[i])
@@ -449,6 +450,12 @@ def _parse_module(text: str, path: str | None) -> HloModule:
         if not stripped or stripped.startswith("//"):
             i += 1
             continue
+        if stripped.startswith("/*"):
+            i = _skip_block_comment(lines, i, error)
+            continue
+        if "//" in stripped:
+            line = _code(lines, i)
+            stripped = line.strip()
         if stripped in _SECTIONS:
             body = sections.setdefault(stripped, [])
             i += 1
@@ -552,6 +559,11 @@ def _parse_computation(lines, i, shape_cache, error):
         if first == "/" and line.lstrip().startswith("//"):
             i += 1
             continue
+        if first == "/" and line.lstrip().startswith("/*"):
+            i = _skip_block_comment(lines, i, error)
+            continue
+        if "//" in line:
+            line = _code(lines, i)
         line_index = i
         # Braces decide whether an instruction continues on the next line; a missing ')' is
         # caught where the operand list is read.
@@ -711,6 +723,37 @@ def _check_balanced(text: str, fail) -> None:
         raise fail("unbalanced brackets", 0)
 
 
+def _without_line_comment(line: str) -> str:
+    """`line` up to a `//` comment outside its strings (brackets in a comment are not code)."""
+    for m in _STRING_OR_LINE_COMMENT.finditer(line):
+        if m.group(0) == "//":
+            return line[: m.start()].rstrip()
+    return line
+
+
+def _skip_block_comment(lines: list[str], i: int, error) -> int:
+    """Past a `/* ... */` comment that starts line `i` (it may span lines): the index of the
+    line to read next, which holds what follows the comment on its last line, if anything."""
+    start, at = i, lines[i].find("/*")
+    while (end := lines[i].find("*/", at + 2 if i == start else 0)) < 0:
+        i += 1
+        if i >= len(lines):
+            raise error("a /* comment is never closed", start, at)
+    rest = lines[i][end + 2:]
+    if rest.strip():
+        lines[i] = rest
+        return i
+    return i + 1
+
+
+def _code(lines: list[str], i: int) -> str:
+    """Line `i` without a trailing `//` comment (kept so in `lines`, for what reads it again)."""
+    line = lines[i]
+    if "//" in line:
+        line = lines[i] = _without_line_comment(line)
+    return line
+
+
 def _join_continuation(lines, i, error):
     """An instruction whose brackets don't balance on its line continues on the next ones."""
     start = i
@@ -723,7 +766,7 @@ def _join_continuation(lines, i, error):
         if i >= len(lines) or lines[i].strip() == "}" or _NEW_INSTRUCTION.match(lines[i]):
             raise error("unbalanced brackets: this instruction is never closed (truncated file?)", start,
                         len(lines[start]) - len(lines[start].lstrip()))
-        nxt = lines[i]
+        nxt = _code(lines, i)
         text += " " + nxt.strip()
         depth += _depth_change(nxt)
     if depth < 0:
