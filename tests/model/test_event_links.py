@@ -162,6 +162,29 @@ def test_tpu_ops_match_by_name_within_their_module(corpus):
     assert occurrences(trace, "some_other_module", op)[1].size == 0
 
 
+def test_tpu_op_times_are_the_devices_own(corpus):
+    """A TPU op's event on the trace can span more than the device spent on it (an async copy's
+    wait, interleaved with other work); its `device_duration_ps` stat is its own time, which
+    XProf's op profile adds up (copy-done.4: 77.77 s, not the 70.54 s of its spans). Each row's
+    total is the stat's sum over the op's events, read with ProfileData directly."""
+    from jaxlib import _profile_data
+
+    path = corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb"
+    own, spans = Counter(), Counter()
+    for plane in _profile_data.ProfileData.from_file(str(path)).planes:
+        for line in plane.lines:
+            if plane.name.startswith("/device:TPU") and line.name == "XLA Ops":
+                for event in line.events:
+                    stats, name = dict(event.stats), event.name.split(" ", 1)[0].lstrip("%")  # the event's HLO text
+                    own[name] += round(stats.get("device_duration_ps", event.duration_ns * 1000) / 1000)
+                    spans[name] += event.duration_ns
+    assert any(abs(own[name] - spans[name]) > 1e9 for name in own)  # seconds apart: the spans would not do
+    ws = load_workspace([path])
+    rows = top_ops(ws)
+    assert rows and all(abs(row.total_ns - own[row.name]) <= row.count for row in rows)  # rounding, per event
+    assert max(rows, key=lambda row: row.total_ns).name == "copy-done.4"
+
+
 def test_a_top_ops_row_keeps_to_its_own_program(tmp_path):
     """Two programs of one module name (`jit_f(1)`, `jit_f(2)`: recompiled for new shapes) each
     run a `fusion.3`: top ops gives each program a row, and a row's events are that program's

@@ -57,6 +57,7 @@ from tui.model.workspace import ModuleEntry, Workspace
 MODULES_TRACK = "XLA Modules"
 OPS_TRACK = "XLA Ops"
 HLO_OP, HLO_MODULE, PROGRAM_ID = "hlo_op", "hlo_module", "program_id"
+DEVICE_DURATION = "device_duration_ps"  # a TPU op's own time, where its span on the trace is longer
 CORRELATION_KEYS = ("correlation_id", "correlation")  # an xplane's GPU stats; a PyTorch profiler trace's args
 _PROGRAM_ID = re.compile(r"\(\d+\)$")
 _DUMP_LABEL = re.compile(r"module_(\d+)\.(.+)")  # tui.model.dump's labels
@@ -207,7 +208,7 @@ class TraceLinks:
                 else:
                     continue
                 events += [(t, int(i)) for i in hits]
-                durations.append(track.dur_ns[hits])
+                durations.append(op_durations(track)[hits])
             found = Occurrences(tuple(events), np.concatenate(durations) if durations else np.zeros(0, np.int64),
                                 np.concatenate(starts) if starts else None)
             self._found[ins.name] = found
@@ -673,6 +674,24 @@ def event_programs(track: Track) -> tuple[np.ndarray, list[str]]:
 _event_programs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def op_durations(track: Track) -> np.ndarray:
+    """Each event's time as its op's statistics count it: on a TPU's `XLA Ops` line, the
+    device's own `device_duration_ps` where the event has it (XProf's op profile reads it: the
+    trace can draw an op over a stretch up to half again as long, as an async copy's wait that
+    other work interleaves), elsewhere its span on the trace."""
+    if track.name != OPS_TRACK or not track.group.startswith("/device:"):
+        return track.dur_ns
+    found = _op_durations.get(track)
+    if found is None:
+        codes, values = track.stat_codes(DEVICE_DURATION)
+        own = np.array([round(float(v) / 1000) for v in values] + [0], np.int64)[codes]
+        found = _op_durations[track] = np.where(codes >= 0, own, track.dur_ns)
+    return found
+
+
+_op_durations: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def of_program(programs: list[str], program: str) -> np.ndarray:
     """Per program of `programs`, whether it is `program` (with its id) or, given a module name,
     one of that module; one more entry, False, for code -1 (none)."""
@@ -970,7 +989,8 @@ class _OpTable:
         if not len(events):
             return
         keys = op_program_keys(op_codes, program_codes, programs)
-        durs, selfs = track.dur_ns[events], track.self_ns[events]
+        durs = op_durations(track)[events]
+        selfs = np.maximum(0, durs - (track.dur_ns[events] - track.self_ns[events]))  # less its children's time
         if runs is not None:
             firsts = np.flatnonzero(launch_runs(events, keys, runs))
             keys, durs, selfs = keys[firsts], np.add.reduceat(durs, firsts), np.add.reduceat(selfs, firsts)
