@@ -195,15 +195,21 @@ def test_each_step_says_how_busy_each_device_was_in_it(corpus):
     ((start, end, name),) = trace.steps
     assert (step["name"], step["start_us"], step["duration_us"]) == (name, (start - trace.span[0]) / 1000, (end - start) / 1000)
     work: dict[str, list[tuple[int, int]]] = {}
+    own: dict[str, tuple[int, int]] = {}  # a device's own step 0, where it has a step line (GPU:4 and GPU:6 ran theirs 650 ms apart)
     for plane in ProfileData.from_file(str(path)).planes:
         for line in plane.lines:
             if plane.name.startswith("/device:GPU") and line.name.lower().startswith("stream"):
                 work.setdefault(plane.name, []).extend((e.start_ns, e.start_ns + e.duration_ns) for e in line.events)
-    shares = {b["device"]: b["share"] for b in step["busy"]}
-    assert shares.keys() == {device for device, spans in work.items() if spans}
-    for device, share in shares.items():
-        assert share == pytest.approx(clipped_union(work[device], start, end) / (end - start), abs=1e-9)
-    assert 0 < max(shares.values()) < 1
+            if line.name == "Steps":
+                own.update({plane.name: (e.start_ns, e.start_ns + e.duration_ns) for e in line.events})
+    assert len(own) == 2
+    busy = {b["device"]: b for b in step["busy"]}
+    assert busy.keys() == {device for device, spans in work.items() if spans}
+    for device, b in busy.items():
+        lo, hi = own.get(device, (start, end))
+        assert b["window_us"] == pytest.approx((hi - lo) / 1000)
+        assert b["share"] == pytest.approx(clipped_union(work[device], lo, hi) / (hi - lo), abs=1e-9)
+    assert all(0.5 < busy[device]["share"] < 1 for device in own)  # each busy in its own step, none idle in another's
 
 
 

@@ -22,14 +22,27 @@ class Step(NamedTuple):
 
 def steps(trace: Trace, devices: DeviceTime) -> list[Step]:
     """The steps in time order (Trace.step_events: decoded tracks only). A step_num is an event
-    stat, read here for each step (a trace JSON keeps the steps' args from its load)."""
+    stat, read here for each step (a trace JSON keeps the steps' args from its load). Where
+    devices have step lines of their own, each device's busy time is over its own step."""
     tracks, events = trace.step_events()
+    own = _own_steps(trace)
     found = []
     for k, i in zip(tracks.tolist(), events.tolist()):
         track = trace.tracks[k]
         start, end = track.event_span(i)
         number = _number(track.event_args(i).get("step_num")) if track.name != "Steps" else None
-        found.append(Step(track.event_name(i), number, k, i, start, end - start, devices.busy(start, end)))
+        busy = devices.busy(start, end, own.get(track.event_name(i)) if track.name == "Steps" else None)
+        found.append(Step(track.event_name(i), number, k, i, start, end - start, busy))
+    return found
+
+
+def _own_steps(trace: Trace) -> dict[str, dict[str, tuple[int, int]]]:
+    """Step name -> each device's own (start, end) of it, from the devices' `Steps` lines."""
+    found: dict[str, dict[str, tuple[int, int]]] = {}
+    for track in trace.tracks:
+        if track.name == "Steps" and track.decoded:
+            for i in range(track.count):
+                found.setdefault(track.event_name(i), {})[track.group] = track.event_span(i)
     return found
 
 

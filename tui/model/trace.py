@@ -630,13 +630,25 @@ class Trace:
         ]
 
     def step_events(self) -> tuple[np.ndarray, np.ndarray]:
-        """(track, event) of each training step, in time order: the events of the first `Steps`
-        track (XProf's device step line) or, without one, the events that carry a `step_num`
-        stat (`jax.profiler.StepTraceAnnotation`). Decoded tracks only."""
-        marked = [k for k, t in enumerate(self.tracks) if t.name == "Steps" and t.decoded]
-        if marked:
-            count = self.tracks[marked[0]].count
-            return np.full(count, marked[0], np.int32), np.arange(count)
+        """(track, event) of each training step, in time order: from XProf's device step lines
+        (`Steps`), where devices each have one, the step's longest event of that name (a step
+        takes as long as its slowest device, as XProf's step-time graph counts it; devices may
+        run their step 0 far apart); without one, the events that carry a `step_num` stat
+        (`jax.profiler.StepTraceAnnotation`). Decoded tracks only."""
+        lines = [k for k, t in enumerate(self.tracks) if t.name == "Steps" and t.decoded and t.count]
+        if lines:
+            longest: dict[int, tuple[int, int, int]] = {}  # step name id -> (duration, track, event)
+            first: dict[int, int] = {}  # step name id -> its first start on any device
+            for k in lines:
+                track = self.tracks[k]
+                for i, (name, start, dur) in enumerate(zip(track.name_id.tolist(), track.start_ns.tolist(),
+                                                           track.dur_ns.tolist())):
+                    first[name] = min(first.get(name, start), start)
+                    if dur > longest.get(name, (-1,))[0]:
+                        longest[name] = (dur, k, i)
+            order = sorted(longest, key=first.__getitem__)
+            return (np.array([longest[name][1] for name in order], np.int32),
+                    np.array([longest[name][2] for name in order], np.intp))
         wanted = np.zeros(len(self.names), bool)
         wanted[list(self._table.step_ids)] = True
         return self.events_named(wanted)

@@ -59,12 +59,15 @@ class DeviceTime:
                 start, end = _merged(start, end)
                 self.devices[device] = start, end, np.concatenate(([0], np.cumsum(end - start)))
 
-    def busy(self, t0: int | None = None, t1: int | None = None) -> list[DeviceBusy]:
-        """Each device's busy time over [t0, t1], or over its own span where no window is given."""
+    def busy(self, t0: int | None = None, t1: int | None = None,
+             own: dict[str, tuple[int, int]] | None = None) -> list[DeviceBusy]:
+        """Each device's busy time over [t0, t1] (over a window of its own in `own`, a device's
+        own step), or over its own span where no window is given."""
         out = []
         for device, (start, end, total) in self.devices.items():
-            lo = int(start[0]) if t0 is None else t0
-            hi = int(end[-1]) if t1 is None else t1
+            lo, hi = (own or {}).get(device, (t0, t1))
+            lo = int(start[0]) if lo is None else lo
+            hi = int(end[-1]) if hi is None else hi
             first = int(np.searchsorted(end, lo, side="right"))  # the first interval ending after lo
             last = int(np.searchsorted(start, hi, side="left"))  # past the last starting before hi
             busy = 0
