@@ -1,6 +1,7 @@
 """XProf's GPU Kernel Stats: each GPU kernel's runs, how it was launched, and the ops it ran.
 
-A GPU stream's events are kernel runs (and memcpys). The profiler records each kernel's launch in
+A GPU stream's events are kernel runs, and memcpys and memsets, which are not kernels: left out,
+as XProf's Kernel Stats leaves them out. The profiler records each kernel's launch in
 a `kernel_details` stat (`regs:74 static_shared:0 dynamic_shared:16384 grid:24,1,1
 block:128,1,1 occ_pct:37.5`); XLA's kernels also name their op (links.kernel_ops). One row per
 kernel name: its runs' time, the launch of its first run, and the instructions it ran.
@@ -8,6 +9,7 @@ kernel name: its runs' time, the launch of its first run, and the instructions i
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 import numpy as np
@@ -18,6 +20,7 @@ from tui.model.trace import NameStats, Track, name_stats
 from tui.model.workspace import Workspace
 
 DETAILS = "kernel_details"
+_COPIES = re.compile(r"(memcpy|memset|copy(device|host)to(device|host))", re.IGNORECASE)  # a stream's copies, by name
 
 
 class KernelStats(NamedTuple):
@@ -44,7 +47,9 @@ def kernel_stats(ws: Workspace) -> KernelStats:
             firsts.setdefault(name_id, (track, i))
         if k in with_ops:
             _add_ops(ws, track, ops_of)
-    rows = name_stats(trace.names, np.concatenate(ids), np.concatenate(durs), np.concatenate(selfs))
+    ids, durs, selfs = np.concatenate(ids), np.concatenate(durs), np.concatenate(selfs)
+    kernel = ~np.array([bool(_COPIES.match(name)) for name in trace.names], bool)[ids]
+    rows = name_stats(trace.names, ids[kernel], durs[kernel], selfs[kernel])
     by_name = {name: i for i, name in enumerate(trace.names)}
     notes = []
     for row in rows:

@@ -1,9 +1,11 @@
-"""How much of the time each device was running something (XProf's duty cycle): "is my GPU idle?".
+"""How much of the time each device was running something (like XProf's duty cycle): "is my GPU idle?".
 
 A device's work is what its own lines show: a GPU's stream lines (kernels, copies, memsets), a
 TPU's `XLA Ops` line; only events with nothing nested in them (an annotation around kernels is
 not work). On a TPU an async op's `-done` event is the core waiting for it to finish (a
-host-offload copy's can last most of a step), so it does not count either. A device is busy
+host-offload copy's can last most of a step), so it does not count either: where XProf's duty
+cycle counts such waits as busy (86% on the corpus's v6e offload profile), this says 3%, what the
+core computed. A device is busy
 where at least one of these events runs; the share is the union of their intervals over a
 window: a marked range, a step, an event on the host, or the device's own span from its first
 event to its last. The union is merged once (DeviceTime), so any window's answer is two binary
