@@ -1368,7 +1368,9 @@ async def test_k_lists_the_gpu_kernels_with_their_launch_and_ops():
         await settle(pilot)
         panel = app.screen.panel
         (stream,) = stream_tracks(trace)
-        assert panel.has_focus and sum(row.count for row in panel.rows) == trace.tracks[stream].count
+        track = trace.tracks[stream]
+        kernels = [i for i in range(track.count) if not track.event_name(i).lower().startswith(("memcpy", "memset"))]
+        assert panel.has_focus and sum(row.count for row in panel.rows) == len(kernels) < track.count  # not its copies
         shared = next(k for k, row in enumerate(panel.rows) if row.name == "input_reduce_fusion_1")
         assert panel.notes[shared].startswith("grid 1,1,1 block 1024,1,1 24 regs")
         assert "  4 ops: input_reduce_fusion.1, " in panel.notes[shared]
@@ -1377,7 +1379,6 @@ async def test_k_lists_the_gpu_kernels_with_their_launch_and_ops():
             await pilot.press("down")
         await pilot.press("enter")
         await settle(pilot)
-        track = trace.tracks[stream]
         runs = [i for i in range(track.count) if track.event_name(i) == "input_reduce_fusion_1"]
         assert len(runs) == 12 and view.cursor == (stream, runs[0])
         await pilot.press("k")  # the table again, then k closes it
@@ -1473,7 +1474,7 @@ async def test_g_on_a_tensorflow_gpu_profile_matches_the_summary(corpus):
         assert cells[0] == step["name"] and [b["device"] for b in step["busy"]] == ["/device:GPU:1", "/device:GPU:4", "/device:GPU:6"]
         assert cells[-3:] == [f"{b['share']:.1%}" for b in step["busy"]] and cells[-2] == "74.9%"
         assert panel._table_line(1).text.split()[-3:] == ["GPU:1", "GPU:4", "GPU:6"]
-        assert panel.title.startswith(" 1 step, median 19.87 ms (19.87 ms to 19.87 ms)")
+        assert panel.title.startswith(" 1 step, median 21.31 ms (21.31 ms to 21.31 ms)")  # GPU:6's, the slower
 
 
 async def test_once_decoded_the_facts_say_how_busy_the_devices_were_and_the_steps_times(corpus):
