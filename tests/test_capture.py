@@ -62,11 +62,18 @@ TWO_PROGRAMS_SCRIPT = textwrap.dedent(
     def small(b):
         return jnp.sin(b @ b)
 
+    @jax.jit
+    def again(x):  # compiled at two shapes: two programs of one module name
+        return jnp.sin(x @ x)
+
     a, b = jnp.ones((256, 256)), jnp.ones((8, 8))
     for _ in range(5):
         big(a).block_until_ready()
     for _ in range(3):
         small(b).block_until_ready()
+    for x, times in ((jnp.ones((16, 16)), 2), (jnp.ones((32, 32)), 4)):
+        for _ in range(times):
+            again(x).block_until_ready()
     """
 )
 
@@ -220,7 +227,7 @@ def test_a_cpu_ops_time_is_its_own_programs_where_programs_share_op_names(captur
     runs and a program's time each count the events of that program only, as the events' own
     `hlo_module` stats say (a CPU profile has no `XLA Modules` line to place them by)."""
     from tui.model.inputs import load_workspace
-    from tui.model.links import TraceLinks, occurrences, top_ops
+    from tui.model.links import TraceLinks, occurrences, program_of, program_ran, top_ops
 
     folder, run = captures["two_programs"]
     assert run.returncode == 0, run.stderr[-3000:]
@@ -240,6 +247,15 @@ def test_a_cpu_ops_time_is_its_own_programs_where_programs_share_op_names(captur
             assert links.occurrences(modules[module].instruction(name)).count == runs
         own = sum(row.total_ns for row in top_ops(ws) if row.program and row.program.startswith(module))
         assert links.step_ns()[0] == own
+    agains = sorted((entry for entry in ws.modules if entry.name == "jit_again"), key=lambda entry: entry.label)
+    assert len(agains) == 2
+    for entry, runs in zip(agains, (2, 4)):  # each program's own runs, by its id in the ops' stats
+        program = program_ran(trace, program_of(entry))
+        assert program is not None
+        module = entry.load()
+        ins = next(i for i in module.entry.instructions if i.opcode == "fusion" or "fusion" in i.name)
+        assert TraceLinks(trace, module, program).occurrences(ins).count == runs
+        assert len(occurrences(trace, entry.name, ins.name, program)[1]) == runs
 
 
 def test_temporary_capture_is_removed_and_no_profile_means_no_trace(tmp_path):

@@ -183,6 +183,17 @@ def test_tpu_op_times_are_the_devices_own(corpus):
     rows = top_ops(ws)
     assert rows and all(abs(row.total_ns - own[row.name]) <= row.count for row in rows)  # rounding, per event
     assert max(rows, key=lambda row: row.total_ns).name == "copy-done.4"
+    # An op's runs (details, the timeline's t) are the same events: on the `XLA Ops` lines, not
+    # the `Async XLA Ops` spans named after an async op's start.
+    from tui.model.links import TraceLinks
+
+    entry = next(e for e in ws.modules if e.label == rows[0].program)
+    module = entry.load()
+    for row in [r for r in rows if r.program == entry.label and r.name.startswith("copy-")]:
+        runs = TraceLinks(ws.trace, module, entry.label).occurrences(module.instruction(row.name))
+        assert (runs.count, int(runs.durations_ns.sum())) == (row.count, row.total_ns), row.name
+        tracks, _ = occurrences(ws.trace, entry.name, row.name, entry.label)
+        assert len(tracks) == row.count and {ws.trace.tracks[k].name for k in tracks.tolist()} == {"XLA Ops"}
 
 
 def test_a_top_ops_row_keeps_to_its_own_program(tmp_path):

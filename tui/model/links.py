@@ -190,6 +190,7 @@ class TraceLinks:
             events, durations, starts = [], [], []
             name_id = self._ids.get(ins.name)
             kernels = kernel_tracks(self.trace)
+            lines = op_lines(self.trace)
             program_id = -2 if self.program is None else next((k for k, name in enumerate(self.trace.names) if name == self.program), -2)
             for t, track in enumerate(self.trace.tracks):
                 if kernels:
@@ -197,14 +198,17 @@ class TraceLinks:
                         continue
                     hits = kernel_events(track, self.program or self.module.name, ins)
                     starts.append(launch_runs(hits, None, kernel_runs(self.trace, track)[hits]))
-                elif name_id is not None:
+                elif name_id is not None and (not lines or t in lines):
                     order, ids = self._sorted(t)
                     hits = np.sort(order[np.searchsorted(ids, name_id, "left") : np.searchsorted(ids, name_id, "right")])
-                    if self.program is not None and len(hits):  # not those of another program of that name
-                        runs = program_runs(self.trace, track, hits)
-                        hits = hits[(runs < 0) | (runs == program_id)]
-                    elif not self._placed and len(hits):  # a CPU's: by the ops' own stats
-                        hits = hits[in_program(track, hits, self.module.name)]
+                    if not len(hits):
+                        pass
+                    elif self._placed:  # not those of another program of that name
+                        if self.program is not None:
+                            runs = program_runs(self.trace, track, hits)
+                            hits = hits[(runs < 0) | (runs == program_id)]
+                    else:  # a CPU's: by the ops' own stats
+                        hits = hits[in_program(track, hits, self.program or self.module.name)]
                 else:
                     continue
                 events += [(t, int(i)) for i in hits]
@@ -311,13 +315,24 @@ def program_of(entry: ModuleEntry) -> str | None:
 
 
 def program_ran(trace: Trace, program: str | None) -> str | None:
-    """`program` where the trace ran it (an `XLA Modules` event or a GPU kernel names it), else
-    None: a dump and a profile of different runs number their programs differently, and then
-    an instruction's runs are all of its module's."""
-    if program is None or not (program in trace.names or any(
-            program in event_programs(trace.tracks[k])[1] for k in kernel_tracks(trace))):
+    """`program` where the trace ran it (an `XLA Modules` event, a GPU kernel or a CPU op names
+    it), else None: a dump and a profile of different runs number their programs differently,
+    and then an instruction's runs are all of its module's."""
+    if program is None:
         return None
-    return program
+    if program in trace.names or any(program in event_programs(trace.tracks[k])[1] for k in kernel_tracks(trace)):
+        return program
+    if not any(t.name == MODULES_TRACK for t in trace.tracks) and any(  # a CPU's ops name theirs
+            program in event_programs(t)[1] for t in trace.tracks if t.count and not t.derived):
+        return program
+    return None
+
+
+def op_lines(trace: Trace) -> set[int]:
+    """The devices' own `XLA Ops` lines (a TPU's): where they exist, an op's runs are their events,
+    as XProf's op profile counts them, not the `Async XLA Ops` spans named after an async op's
+    start (which may run another op: a `copy-start` span can hold a `copy-done`)."""
+    return {k for k, t in enumerate(trace.tracks) if t.name == OPS_TRACK and t.group.startswith("/device:") and not t.derived}
 
 
 def instruction_for_event(ws: Workspace, track: Track, i: int) -> tuple[str, str] | None:
@@ -489,6 +504,10 @@ def occurrences(trace: Trace, module: str | None, instruction: HloInstruction | 
     if isinstance(instruction, HloInstruction):
         instruction = instruction.name
     tracks, found = trace.events_named(np.array([name == instruction for name in trace.names], bool))
+    lines = op_lines(trace)
+    if lines:
+        keep = np.isin(tracks, list(lines))
+        tracks, found = tracks[keep], found[keep]
     if module is None:
         return tracks, found
     if not any(t.name == MODULES_TRACK for t in trace.tracks):  # a CPU's: by the ops' own stats
