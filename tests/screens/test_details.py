@@ -191,6 +191,31 @@ async def test_profile_figures_of_an_op():
         assert "this op does not appear in the profile" in text
 
 
+async def test_m_opens_the_ops_own_buffer_where_it_runs():
+    """`m` from an op's details: the memory screen shows that op's buffer, highlighted and
+    spanned on the chart, with the cursor where the op runs; the first time it opens (not XLA's
+    peak), and after another buffer was chosen there (not that one)."""
+    from tui.screens.memory import MemoryScreen
+
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _loaded(pilot)
+        for op, before in (("bitcast_copy_fusion.1", None), ("dot.35", "multiply_bitcast_fusion{}")):
+            if before is not None:  # choose another buffer in the memory screen first
+                app.select(instruction=before[:-2], buffer=before)
+            await details_of(pilot, op)
+            await pilot.press("m")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, MemoryScreen) and screen.profile is not None
+            profile = screen.profile
+            row = profile.row_of(profile.module.instruction(op))
+            assert profile.names[row] == f"{op}{{}}" and app.workspace.selection.buffer == f"{op}{{}}"
+            assert screen.selected_row == row and screen.table.rows[screen.table.cursor] == row
+            assert screen.cursor == profile.time_of(profile.module.instruction(op)) != profile.peak_time
+
+
 async def test_source_excerpt_and_stack():
     app = XlaTuiApp(TRANSFORMER)
     async with app.run_test(size=(160, 45)) as pilot:

@@ -91,6 +91,9 @@ class MemoryProfile:
         self.offset = np.zeros(n, np.int64)
         self.assigned_size = np.zeros(n, np.int64)
         self._row_of = {name: i for i, name in enumerate(self.names)}
+        self._own_row: dict[str, int] = {}  # instruction name -> its first value's row, by shape index
+        for i in sorted(range(n), key=lambda i: values[i].index):
+            self._own_row.setdefault(values[i].instruction.name, i)
         self.assignment = assignment
         self.kind = self._kinds()
         if assignment is not None:
@@ -200,6 +203,11 @@ class MemoryProfile:
     def row(self, name: str) -> int | None:
         """The row of a value by its live-range name (`dot.1{}`)."""
         return self._row_of.get(name)
+
+    def row_of(self, ins: HloInstruction) -> int | None:
+        """The row of the value an instruction defines (its whole result `{}`, else its first
+        element), or None where it defines none here (a fused op, a bitcast)."""
+        return self._own_row.get(ins.name)
 
     def allocated_bytes(self, time: int) -> int | None:
         """Bytes of XLA's allocations in use at `time`, memory that two live values share counted

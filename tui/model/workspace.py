@@ -209,6 +209,8 @@ class Workspace:
             found = self.hlo.instruction(ins)
             if found is not None:
                 changes["computation"] = found.computation.name
+        if changes.get("instruction", self.selection.instruction) != self.selection.instruction:
+            changes.setdefault("buffer", None)  # a buffer chosen is an instruction's: another's is not chosen
         if "module" in changes and changes["module"] != self.selection.module:
             changes.setdefault("computation", None)
             changes.setdefault("instruction", None)

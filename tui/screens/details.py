@@ -113,8 +113,11 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
             self._held.pressed(("step", delta), lambda: self._lay_out_ahead(delta))
 
     def action_memory(self) -> None:
+        """Its buffer in the memory screen: the value of its whole result (or, where that is no
+        buffer, its first), where the op runs."""
         if self.instruction is not None:
-            self.app.show("memory", instruction=self.instruction.name)
+            name = self.instruction.name
+            self.app.show("memory", instruction=name, buffer=f"{name}{{}}")
 
     def action_timeline(self) -> None:
         ins = self.instruction

@@ -177,12 +177,25 @@ class MemoryScreen(WorkspaceScreen):
         self.chart.set_series(series, markers)
         self._head(self._head_text(entry, profile))
         sel = self.workspace.selection
-        start = sel.program_point if sel.program_point is not None else profile.peak_time
         self._seen = sel
-        if sel.buffer is not None:
-            self._show_buffer(profile.row(sel.buffer))
-        self._move(start)
+        row = self._buffer_row(sel)
+        start = sel.program_point
+        if start is None and row is not None:  # a buffer asked for (details' m): where its op runs
+            start = profile.time_of(profile.values[row].instruction)
+        self._show_buffer(row)
+        self._move(profile.peak_time if start is None else start)
         self.table.focus()
+
+    def _buffer_row(self, sel: Selection) -> int | None:
+        """The row of the selected buffer; asked for by its op's whole result (`op{}`, as the
+        details' m does) where the op defines none such (a tuple's elements), its op's first."""
+        if sel.buffer is None or self.profile is None:
+            return None
+        row = self.profile.row(sel.buffer)
+        ins = self.workspace.instruction
+        if row is None and ins is not None and sel.buffer == f"{ins.name}{{}}":
+            row = self.profile.row_of(ins)
+        return row
 
     def _head_text(self, entry: ModuleEntry, p: MemoryProfile) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -447,24 +460,24 @@ class MemoryScreen(WorkspaceScreen):
         p = self.profile
         if p is None:
             return
-        if new.buffer != seen.buffer and new.buffer is not None:
-            row = p.row(new.buffer)
+        row = None
+        if new.buffer != seen.buffer:  # another's, or none (another op was selected elsewhere)
+            row = self._buffer_row(new)
             self._show_buffer(row)
             if row is not None:
                 self.table.move_to(row)
         target = None
         if new.program_point != seen.program_point and new.program_point is not None:
             target = new.program_point
-        elif new.instruction != seen.instruction and new.instruction and not self._is_selected_buffer(new):
+        elif new.instruction != seen.instruction and new.instruction and not self._is_live_buffer(row):
             ins = self.workspace.instruction
             target = p.time_of(ins) if ins is not None else None
         if target is not None and target != self.cursor:
-            self._move(target)
+            self._move(target)  # the table keeps the buffer shown, where it is live
 
-    def _is_selected_buffer(self, sel: Selection) -> bool:
-        """The instruction was selected with one of its buffers (here): the cursor stays put."""
-        row = self.profile.row(sel.buffer) if sel.buffer else None
-        return row is not None and self.profile.values[row].instruction.name == sel.instruction
+    def _is_live_buffer(self, row: int | None) -> bool:
+        """The instruction was selected with one of its buffers, live at the cursor: it stays put."""
+        return row is not None and int(self.profile.start[row]) <= self.cursor <= int(self.profile.end[row])
 
 
 class _Point(NamedTuple):
