@@ -249,6 +249,8 @@ def test_a_cpu_ops_time_is_its_own_programs_where_programs_share_op_names(captur
         assert links.step_ns()[0] == own
     agains = sorted((entry for entry in ws.modules if entry.name == "jit_again"), key=lambda entry: entry.label)
     assert len(agains) == 2
+    # the program that ran most opens: big (5 runs), not `again` (6 calls, but 2 and 4 of two programs)
+    assert ws.main.name == "jit_big"
     for entry, runs in zip(agains, (2, 4)):  # each program's own runs, by its id in the ops' stats
         program = program_ran(trace, program_of(entry))
         assert program is not None
@@ -313,6 +315,43 @@ def test_sigterm_ends_the_script_and_removes_the_temporary_capture(tmp_path):
     assert list(tmp.iterdir()) == []
     with pytest.raises(ProcessLookupError):
         os.kill(script_pid, 0)
+
+
+def test_scripts_that_run_their_own_way(tmp_path):
+    """What a script does to its own process is its business: a `--` first among its
+    arguments is its own, a script reached by a link imports beside the file it links to, one
+    that closes its stdout still succeeded, and one that starts its own profiler trace before
+    JAX runs anything (JAX starts its backends holding the profiler's lock: ours, started then,
+    waited on it for ever) keeps its trace, with ours said to be left out."""
+    real, link = tmp_path / "real", tmp_path / "link"
+    real.mkdir()
+    (real / "sibling.py").write_text("VALUE = 7\n")
+    (real / "run.py").write_text(textwrap.dedent(f"""
+        import sys, sibling
+        import jax, jax.numpy as jnp
+        print("ARGV", sys.argv[1:], sibling.VALUE, flush=True)
+        if "--theirs" in sys.argv:
+            jax.profiler.start_trace({str(tmp_path / "theirs")!r})
+        jax.jit(lambda x: jnp.sin(x) @ x)(jnp.ones((8, 8))).block_until_ready()
+        if "--theirs" in sys.argv:
+            jax.profiler.stop_trace()
+        if "--close" in sys.argv:
+            sys.stdout.close()
+        """))
+    link.mkdir()
+    (link / "run.py").symlink_to(real / "run.py")
+    args = (str(link / "run.py"), "--", "--summary", "x")
+    result = xla_tui("--summary", "--json", *args)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "ARGV ['--', '--summary', 'x'] 7" in result.stdout and summary_of(result)["main_module"].endswith("jit__lambda")
+    closed = xla_tui("--summary", "--json", str(real / "run.py"), "--close")
+    assert closed.returncode == 0 and "Traceback" not in closed.stderr, closed.stderr[-2000:]
+    theirs = subprocess.run([sys.executable, "-m", "tui", "--summary", "--json", str(real / "run.py"), "--theirs"],
+                            capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert theirs.returncode == 0, theirs.stderr[-2000:]
+    summary = summary_of(theirs)
+    assert summary["trace"] is None and any("started its own profiler trace" in w for w in summary["warnings"])
+    assert list((tmp_path / "theirs").rglob("*.xplane.pb"))
 
 
 def test_save_refuses_a_folder_with_files(tmp_path):
@@ -425,6 +464,10 @@ def test_explore_opens_the_app_on_the_captured_function(monkeypatch):
             pass
 
     monkeypatch.setattr("tui.app.XlaTuiApp", App)
+    with pytest.raises(RuntimeError, match="needs a terminal.*tui.capture"):  # pytest's stdin is none: nothing compiles
+        tui.explore(lambda x: jnp.sin(x) @ x, jnp.ones((8, 8)), profile=True)
+    assert opened == []
+    monkeypatch.setattr("tui.cli.is_terminal", lambda: True)
     tui.explore(lambda x: jnp.sin(x) @ x, jnp.ones((8, 8)), profile=True)
     (ws,) = opened
     assert ws.main.name == "jit__lambda" and ws.trace is not None and ws.main.compiled_stats["cost_analysis"]["flops"] > 0

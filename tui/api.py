@@ -31,8 +31,14 @@ def capture(fn, *args, profile: bool | int = False, save_to: str | os.PathLike |
 
 
 def explore(fn, *args, profile: bool | int = False, save_to: str | os.PathLike | None = None, **kwargs) -> None:
-    """`capture(...)`, then open the app on it; returns when the app is closed."""
+    """`capture(...)`, then open the app on it; returns when the app is closed. Without a
+    terminal (a pipe, a job, a notebook's kernel) nothing is compiled: RuntimeError says to
+    call `capture` instead."""
     from tui.app import XlaTuiApp
+    from tui.cli import is_terminal
 
+    if not is_terminal():
+        raise RuntimeError("tui.explore needs a terminal (stdin or stdout is not one): "
+                           "tui.capture(fn, *args) returns the loaded Workspace instead")
     ws = capture(fn, *args, profile=profile, save_to=save_to, **kwargs)
     XlaTuiApp(workspace=ws).run()

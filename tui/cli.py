@@ -71,8 +71,11 @@ def _positive_seconds(text: str) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = build_parser().parse_args(argv)
-    if args.script_args and not _is_script(args.target):
+    at = _target_index(argv)
+    if at is not None and _is_script(argv[at]):  # what follows a script is its own, as given (a `--` too)
+        args = build_parser(script=False).parse_args(argv[: at + 1])
+        args.script_args = argv[at + 1:]
+    else:
         args = build_parser(script=False).parse_args(argv)
     if args.json and not args.summary:
         print("xla-tui: --json only goes with --summary", file=sys.stderr)
@@ -81,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
 
     capture = None
     try:
-        if not args.summary and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        if not args.summary and not is_terminal():
             return _no_terminal(args)
         capture = _capture(args)  # first: the script runs with the user's environment as it is
         # XLA's C++ logging would write over the UI and the summary.
@@ -163,6 +166,28 @@ def _end_cleanly_on_hangup(app=None) -> None:
 
 def _is_script(target: str) -> bool:
     return target.endswith(".py")
+
+
+_VALUED = ("--main", "--profile", "--save", "--profile-seconds")  # options that take the next word
+
+
+def _target_index(argv: list[str]) -> int | None:
+    """Where TARGET is in `argv`: the first word that is not an option or an option's value
+    (after a `--`, the next word); None where there is none (argparse then says so)."""
+    k = 0
+    while k < len(argv):
+        word = argv[k]
+        if word == "--":
+            return k + 1 if k + 1 < len(argv) else None
+        if not word.startswith("-") or word == "-":
+            return k
+        k += 2 if word in _VALUED else 1
+    return None
+
+
+def is_terminal() -> bool:
+    """Whether stdin and stdout are a terminal (either may be closed: `<&-`)."""
+    return all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
 
 
 def _capture(args):

@@ -99,12 +99,19 @@ class _Capture:
         xla_bridge.backends = backends_then_profile
 
     def patch_profiler(self, profiler):
-        """A script's own `jax.profiler.trace` would fail while ours runs: ours ends first."""
+        """A script's own `jax.profiler.trace` would fail while ours runs: ours ends first. One
+        started before any backend is not followed by ours: JAX starts the backends while it
+        holds its profiler's lock, and ours, starting then, would wait on that lock forever."""
         start_trace = profiler.start_trace
 
         def start_theirs(*args, **kwargs):
             if self._profiling:
                 self.stop_profile("the script started its own profiler trace")
+            with self._lock:
+                if self.profile_dir is not None:
+                    self.profile_dir = None
+                    self.result["profile_note"] = ("no profile captured: the script started its own profiler trace "
+                                                   "before JAX ran anything (its trace is where it asked)")
             return start_trace(*args, **kwargs)
 
         profiler.start_trace = start_theirs
@@ -187,7 +194,7 @@ def main(config_json, script, args):
     config = json.loads(config_json)
     capture = _Capture(config)
     sys.argv = [script, *args]
-    sys.path[0] = os.path.dirname(os.path.abspath(script))
+    sys.path[0] = os.path.dirname(os.path.realpath(script))  # as python does: a linked script's own folder
     _AfterImport({"jax._src.xla_bridge": capture.patch_xla_bridge,
                   "jax._src.profiler": capture.patch_profiler}).install()
     started = time.perf_counter()
@@ -195,6 +202,9 @@ def main(config_json, script, args):
     capture.result["seconds"] = time.perf_counter() - started
     with open(config["result"], "w") as f:
         json.dump(capture.result, f)
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, OSError, ValueError):  # the script closed it (or it was never open)
+            pass
     return status
