@@ -12,7 +12,7 @@ from typing import Callable
 
 from tui.model.capture_manifest import CAPTURE_MANIFEST, read_manifest
 from tui.model.errors import NOT_A_FILE, InputError
-from tui.model.main_module import module_runs, pick_main
+from tui.model.main_module import Runs, module_runs, pick_main
 from tui.model.workspace import ModuleEntry, Workspace
 
 Progress = Callable[[str], None]
@@ -242,4 +242,25 @@ def _pick_main(modules: list[ModuleEntry], wanted: str | None, trace) -> ModuleE
         return None
     after = [m for m in modules if m.stage != "before optimizations"] or modules
     runs = module_runs(trace, [m.name for m in after]) if trace is not None and len(after) > 1 else None
-    return pick_main(after, name=lambda m: m.name, size=lambda m: m.size, runs=runs)
+    if runs:
+        runs = _runs_by_label(after, trace, runs)
+    return pick_main(after, name=lambda m: m.name, size=lambda m: m.size, runs=runs, runs_key=lambda m: m.label)
+
+
+def _runs_by_label(modules: list[ModuleEntry], trace, runs: dict[str, Runs]) -> dict[str, Runs]:
+    """Each module's runs: its name's (module_runs), or where modules share a name (a function
+    compiled for two shapes: 20 train steps and one eval batch), its own program's, where the
+    profile tells their programs apart (main_module.program_runs)."""
+    by_label = {m.label: runs[m.name] for m in modules if m.name in runs}
+    names = [m.name for m in modules if m.name in runs]
+    shared = {name for name in names if names.count(name) > 1}
+    if shared:
+        from tui.model.links import program_of
+        from tui.model.main_module import program_runs
+
+        counts = program_runs(trace)
+        for m in modules:
+            count = counts.get(program_of(m) or "") if m.name in shared else None
+            if count is not None:
+                by_label[m.label] = Runs(count, 0)
+    return by_label

@@ -90,6 +90,31 @@ def module_runs(trace, module_names: Sequence[str]) -> dict[str, Runs]:
     return runs
 
 
+def program_runs(trace) -> dict[str, int]:
+    """How often each program (`jit_f(12)`: a module and its id) ran, where the profile tells
+    programs of one name apart: a device's `XLA Modules` events are named so; a CPU's op events
+    name theirs in stats (`hlo_module`, `program_id`), each run its own `run_id`."""
+    from tui.model.links import MODULES_TRACK, event_programs
+
+    counts: dict[str, int] = {}
+    devices = [t for t in trace.tracks if t.name == MODULES_TRACK and t.count and not t.derived]
+    for track in devices:
+        for name, n in zip(*np.unique(track.name_id, return_counts=True)):
+            counts[trace.names[name]] = counts.get(trace.names[name], 0) + int(n)
+    if devices:
+        return counts
+    for track in [t for t in trace.tracks if t.count and not t.derived]:
+        program_codes, programs = event_programs(track)
+        if not programs:
+            continue
+        run_codes, _ = track.stat_codes("run_id")
+        named = program_codes >= 0
+        for code, n in zip(*np.unique(np.unique(np.stack([program_codes[named], run_codes[named]], 1), axis=0)[:, 0],
+                                      return_counts=True)):
+            counts[programs[code]] = counts.get(programs[code], 0) + int(n)
+    return counts
+
+
 def _event_module(event_name: str, wanted: dict[str, list[str]]) -> str | None:
     """The `name_key` of the wanted module an event stands for, if it stands for one."""
     for pattern, prefix in _EVENT_PATTERNS:
@@ -102,13 +127,15 @@ def _event_module(event_name: str, wanted: dict[str, list[str]]) -> str | None:
 
 
 def pick_main(modules: Sequence[M], name: Callable[[M], str], size: Callable[[M], object],
-              runs: dict[str, Runs] | None = None) -> M | None:
-    """The user's module that ran most often (then longest, see `module_runs`); else the
-    largest by `size`. JAX's helpers count only when none of the user's modules qualify."""
+              runs: dict[str, Runs] | None = None, runs_key: Callable[[M], str] | None = None) -> M | None:
+    """The user's module that ran most often (then longest, see `module_runs`; `runs` by
+    `runs_key`, the name by default); else the largest by `size`. JAX's helpers count only when
+    none of the user's modules qualify."""
     if not modules:
         return None
+    key = runs_key or name
     own = [m for m in modules if not is_helper(name(m))] or list(modules)
-    ran = [m for m in own if runs and name(m) in runs]
+    ran = [m for m in own if runs and key(m) in runs]
     if ran:
-        return max(ran, key=lambda m: (runs[name(m)], size(m)))
+        return max(ran, key=lambda m: (runs[key(m)], size(m)))
     return max(own, key=size)
