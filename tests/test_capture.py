@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -352,6 +353,14 @@ def test_scripts_that_run_their_own_way(tmp_path):
     summary = summary_of(theirs)
     assert summary["trace"] is None and any("started its own profiler trace" in w for w in summary["warnings"])
     assert list((tmp_path / "theirs").rglob("*.xplane.pb"))
+    # a mistyped --main: the run is not thrown away (the error named a folder just removed)
+    mistyped = xla_tui("--summary", "--main", "nosuch", str(real / "run.py"))
+    kept = mistyped.stderr.split("the capture is saved in ")[-1].split(";")[0]
+    assert mistyped.returncode == 2 and "no module matches --main 'nosuch'" in mistyped.stderr
+    try:
+        assert Path(kept).is_dir() and xla_tui("--summary", kept).returncode == 0
+    finally:
+        shutil.rmtree(kept, ignore_errors=True)
 
 
 def test_save_refuses_a_folder_with_files(tmp_path):

@@ -102,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         return app.return_code or 0
     except InputError as e:
         print(f"xla-tui: {e}", file=sys.stderr)
+        if capture is not None and capture.temporary:  # the run is not thrown away for a mistyped --main
+            capture.temporary = False
         return 2
     except KeyboardInterrupt:
         return 130
