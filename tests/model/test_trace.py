@@ -761,6 +761,11 @@ def test_json_errors_say_where(tmp_path, runs):
     bad = b"\n".join(lines[:middle] + [b"{oops" + lines[middle]] + lines[middle + 1:])
     (tmp_path / "bad.json.gz").write_bytes(gzip.compress(bad))
     one_line_error(tmp_path / "bad.json.gz", rf"not JSON at line {middle + 1}, column 2 of the decompressed JSON: .*malformed")
+    # cut inside a number (`1e-`: msgspec says malformed) is cut all the same; the same number mid-file is malformed
+    (tmp_path / "cut_number.json").write_text('{"traceEvents": [{"ph": "X", "ts": 1e-')
+    one_line_error(tmp_path / "cut_number.json", "the file ends before the JSON does")
+    (tmp_path / "bad_number.json").write_text('{"traceEvents": [{"ph": "X", "ts": 1e-}, {"ph": "X"}]}')
+    one_line_error(tmp_path / "bad_number.json", "malformed: invalid number")
 
 
 def test_a_file_of_another_kind_is_told_from_its_first_bytes(tmp_path, monkeypatch):

@@ -196,16 +196,19 @@ def _decoded(decoder: msgspec.json.Decoder, raw: bytes, path: Path, compressed: 
 
 
 _BYTE = re.compile(r" \(byte (\d+)\)$")
+_STRUCTURE = re.compile(rb"[,:\]}]")  # what follows a value: none after an error means the file ended in it
 
 
 def _where(raw: bytes, error: str, compressed: bool) -> str:
     """msgspec's error with the place as a line and column (it gives a byte offset, or for a
-    file that ends too early, nothing: then the end is the place)."""
+    file that ends too early, nothing: then the end is the place). An error in the file's last
+    token (a number cut after `1e-`, which msgspec calls malformed) is the file ending early."""
     found = _BYTE.search(error)
     at = int(found.group(1)) if found else len(raw)
     line = raw.count(b"\n", 0, at) + 1
     column = at - (raw.rfind(b"\n", 0, at) + 1) + 1
-    what = error[: found.start()] if found else "the file ends before the JSON does (cut off?)" if "truncated" in error else error
+    cut = "truncated" in error or (found is not None and not _STRUCTURE.search(raw, at))
+    what = "the file ends before the JSON does (cut off?)" if cut else error[: found.start()] if found else error
     inside = " of the decompressed JSON" if compressed else ""
     return f"not JSON at line {line}, column {column}{inside}: {what}"
 
