@@ -61,7 +61,7 @@ class _Fixes:
                 self._set(k, event, field, _text(event[field]))
         for field in _TIMES:
             if field in event and not _is_number(event[field]):
-                number = _number(event[field])
+                number = as_number(event[field])
                 if number is None and field == "ts" and event.get("ph") != "M":
                     return self._drop(k, "ts")
                 self._set(k, event, field, number)
@@ -111,8 +111,11 @@ def _is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _number(value) -> float | None:
-    """A time written some other way: a string that reads as a number (Perfetto's CoerceToTs), else None."""
+def as_number(value) -> float | None:
+    """A number, or a string that reads as a finite one, as Perfetto takes a time (CoerceToTs)
+    or a counter's value; else None (true and false are not numbers to it either)."""
+    if _is_number(value):
+        return float(value)
     if isinstance(value, str):
         try:
             number = float(value)

@@ -16,7 +16,6 @@ Fields of another JSON type than the format's are read as Perfetto reads them (c
 from __future__ import annotations
 
 import gzip
-import math
 import os
 import re
 import threading
@@ -34,7 +33,7 @@ import msgspec
 import numpy as np
 
 from tui.model.errors import InputError
-from tui.model.chrome_fields import mended
+from tui.model.chrome_fields import as_number, mended
 from tui.model.memory_room import GZIP_RATIO, JSON_FACTOR, PLAIN_JSON_FACTOR, check_room
 from tui.model.trace import CounterTrack, NameTable, Trace, Track
 from tui.model.trace_flows import FlowPoint
@@ -207,7 +206,7 @@ def _where(raw: bytes, error: str, compressed: bool) -> str:
     at = int(found.group(1)) if found else len(raw)
     line = raw.count(b"\n", 0, at) + 1
     column = at - (raw.rfind(b"\n", 0, at) + 1) + 1
-    cut = "truncated" in error or (found is not None and not _STRUCTURE.search(raw, at))
+    cut = "truncated" in error or (error.startswith("JSON is malformed") and not _STRUCTURE.search(raw, at))
     what = "the file ends before the JSON does (cut off?)" if cut else error[: found.start()] if found else error
     inside = " of the decompressed JSON" if compressed else ""
     return f"not JSON at line {line}, column {column}{inside}: {what}"
@@ -438,7 +437,7 @@ def _counter_tracks(host: _Host) -> list[CounterTrack]:
     for event in host.counters:
         name = event.name if event.id is None else f"{event.name} {event.id}"
         for key, value in _args(event.args).items():
-            number = _number(value)
+            number = as_number(value)
             if number is None:
                 unread[name] += 1
             else:
@@ -456,19 +455,6 @@ def _counter_tracks(host: _Host) -> list[CounterTrack]:
         label = name if per_counter[(group, name)] == 1 else f"{name} {key}"
         out.append(CounterTrack(group, label, _ns(np.array(times)), np.array(values, np.float64)))
     return out
-
-
-def _number(value) -> float | None:
-    """A counter sample's value: a number, or a string that reads as one (as Perfetto takes it)."""
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            number = float(value)
-        except ValueError:
-            return None
-        return number if math.isfinite(number) else None
-    return None
 
 
 def _args_nbytes(args: _LazyArgs, positions: int) -> int:
