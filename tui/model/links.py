@@ -165,11 +165,6 @@ class TraceLinks:
         return self._name_ids
 
     @property
-    def _placed(self) -> bool:
-        """Whether the trace places ops in their programs' runs (an `XLA Modules` line)."""
-        return any(t.name == MODULES_TRACK for t in self.trace.tracks)
-
-    @property
     def program(self) -> str | None:
         """The module's program, where the trace ran it; else None, and every run of the module counts."""
         if not self._checked:
@@ -203,7 +198,7 @@ class TraceLinks:
                     hits = np.sort(order[np.searchsorted(ids, name_id, "left") : np.searchsorted(ids, name_id, "right")])
                     if not len(hits):
                         pass
-                    elif self._placed:  # not those of another program of that name
+                    elif placed(self.trace):  # not those of another program of that name
                         if self.program is not None:
                             runs = program_runs(self.trace, track, hits)
                             hits = hits[(runs < 0) | (runs == program_id)]
@@ -322,10 +317,15 @@ def program_ran(trace: Trace, program: str | None) -> str | None:
         return None
     if program in trace.names or any(program in event_programs(trace.tracks[k])[1] for k in kernel_tracks(trace)):
         return program
-    if not any(t.name == MODULES_TRACK for t in trace.tracks) and any(  # a CPU's ops name theirs
+    if not placed(trace) and any(  # a CPU's ops name theirs
             program in event_programs(t)[1] for t in trace.tracks if t.count and not t.derived):
         return program
     return None
+
+
+def placed(trace: Trace) -> bool:
+    """Whether the trace places ops in their programs' runs by time (devices' `XLA Modules` lines)."""
+    return any(t.name == MODULES_TRACK for t in trace.tracks)
 
 
 def op_lines(trace: Trace) -> set[int]:
@@ -510,7 +510,7 @@ def occurrences(trace: Trace, module: str | None, instruction: HloInstruction | 
         tracks, found = tracks[keep], found[keep]
     if module is None:
         return tracks, found
-    if not any(t.name == MODULES_TRACK for t in trace.tracks):  # a CPU's: by the ops' own stats
+    if not placed(trace):  # a CPU's: by the ops' own stats
         ours = np.ones(len(found), bool)
         for k in np.unique(tracks).tolist():
             here = np.flatnonzero(tracks == k)
@@ -718,10 +718,10 @@ def of_program(programs: list[str], program: str) -> np.ndarray:
 
 
 def in_program(track: Track, events: np.ndarray, program: str) -> np.ndarray:
-    """Whether each of these events of a CPU thread ran in `program` (`jit_f(12)`, or a module
-    name), by its `hlo_module` stat: XLA's CPU ops are named per program (every CPU matmul is a
-    `ynn_fusion`), and a CPU profile has no `XLA Modules` line to place them by. All of them
-    where the track's events name no program (an older jaxlib's)."""
+    """Whether each of these events (a GPU's kernels, a CPU's ops) ran in `program` (`jit_f(12)`,
+    or a module name), by its `hlo_module` stat: ops are named per program (every CPU matmul is
+    a `ynn_fusion`), and neither has an `XLA Modules` line of its own to place them by. An event
+    that names none counts only on a track where none does (an older jaxlib's)."""
     codes, programs = event_programs(track)
     named = of_program(programs, program)
     named[-1] = not programs
@@ -752,12 +752,7 @@ def kernel_events(track: Track, program: str | None, instruction: HloInstruction
     if not wanted:
         return np.zeros(0, np.intp)
     hits = np.flatnonzero(np.isin(codes, wanted))
-    if program is not None:
-        program_codes, programs = event_programs(track)
-        named = of_program(programs, program)
-        named[-1] = not programs  # code -1 (no module stat) is kept only on a track where no kernel names one
-        hits = hits[named[program_codes[hits]]]
-    return hits
+    return hits[in_program(track, hits, program)] if program is not None else hits
 
 
 def _ops_of(track: Track, module: HloModule) -> dict[HloInstruction, list[int]]:
