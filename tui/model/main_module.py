@@ -20,7 +20,6 @@ from tui.model.eager_ops import EAGER_OPS
 
 M = TypeVar("M")
 
-
 # Underscore names that are the user's own: a jitted lambda, and `jax.pmap` (built on `_fun`).
 USER_PRIVATE_NAMES = frozenset({"jit__lambda", "jit__fun", "pmap__lambda"})
 
