@@ -121,6 +121,7 @@ class _LiveRangeBuilder:
         self.callers: dict[HloComputation, HloInstruction] = {}  # control-flow callee -> caller
         self.pairs: dict[HloInstruction, list] = {}
         self.slots: dict[HloInstruction, dict[HloInstruction, list[int]]] = {}  # see _operand_slots
+        self.readers: dict[HloInstruction, tuple[list, list, set]] = {}  # see _readers
 
     # -- dataflow -------------------------------------------------------------------------
     def run(self) -> LiveRanges:
@@ -348,17 +349,29 @@ class _LiveRangeBuilder:
         self.span[comp] = (start, len(self.sequence))
 
     def _uses(self, vid: int, positions: list[Position]) -> list[tuple[HloInstruction, int, Index]]:
-        """HloValue::GetUses: instructions that read the value (tuples and GTEs only pass it on)."""
-        roots = {ins for ins, _ in positions if ins.computation.root is ins}
+        """HloValue::GetUses: instructions that read the value (tuples and GTEs only pass it on,
+        and GTEs and copies read only a whole value, not an element of a tuple), and roots."""
+        roots = [ins for ins, _ in positions if ins.computation.root is ins]
         uses = []
         for ins, index in positions:
-            for user in ins.users:
-                for k in self._operand_slots(user, ins):
-                    op = user.opcode
-                    reads = (not index) if op in _TOP_LEVEL_USERS else op not in _PASS_THROUGH_USERS
-                    if reads or user in roots:
-                        uses.append((user, k, index))
+            whole, any_index, users = self._readers(ins)
+            readers = any_index if index else whole
+            for user in readers:
+                uses += [(user, k, index) for k in self._operand_slots(user, ins)]
+            for root in roots:  # a root passing the value on uses it too
+                if root in users and root not in readers:
+                    uses += [(root, k, index) for k in self._operand_slots(root, ins)]
         return uses
+
+    def _readers(self, ins: HloInstruction) -> tuple[list, list, set]:
+        """`ins`'s users that read a value it defines whole, those that read any of its values
+        (a tuple of N elements read by N GTEs: each element's would scan all N), and all of them."""
+        found = self.readers.get(ins)
+        if found is None:
+            whole = [u for u in ins.users if u.opcode in _TOP_LEVEL_USERS or u.opcode not in _PASS_THROUGH_USERS]
+            any_index = [u for u in whole if u.opcode not in _TOP_LEVEL_USERS]
+            found = self.readers[ins] = (whole, any_index, set(ins.users))
+        return found
 
     def _operand_slots(self, user: HloInstruction, operand: HloInstruction) -> list[int]:
         """Where `operand` is among `user`'s operands: a scan of a few, else a lookup in a map of
