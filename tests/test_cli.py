@@ -280,8 +280,8 @@ def test_the_ui_without_a_terminal_says_so_at_once(tmp_path):
     _one_line_error(result, "cut.hlo:")
     assert "needs a terminal" not in result.stderr
     # stdin closed (`<&-`): the same line, not a traceback
-    closed = subprocess.run([sys.executable, "-m", "tui", str(script)], capture_output=True, text=True, cwd=REPO,
-                            stdin=subprocess.DEVNULL, timeout=300, preexec_fn=lambda: os.close(0))
+    closed = subprocess.run(["sh", "-c", f'"{sys.executable}" -m tui "{script}" <&-'], capture_output=True, text=True,
+                            cwd=REPO, timeout=300)
     assert closed.returncode == 2 and closed.stderr.count("\n") == 1 and "needs a terminal" in closed.stderr
 
 
