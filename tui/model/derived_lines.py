@@ -33,7 +33,7 @@ import numpy as np
 
 from tui.model.hlo import HloInstruction
 from tui.model.links import (CORRELATION, HLO_MODULE, HLO_OP, MODULES_TRACK, OPS_TRACK, PROGRAM_ID, instruction_in,
-                             kernel_ops, event_programs, kernel_tracks, module_name, module_runs_at,
+                             event_programs, kernel_ops, kernel_tracks, module_name, module_runs_at,
                              op_program_keys, op_program_of)
 from tui.model.scopes import source_line, split_scope
 from tui.model.trace import Trace, Track

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tui.model.links import instruction_in, kernel_ops, event_programs, kernel_tracks, stream_tracks
+from tui.model.links import event_programs, instruction_in, kernel_ops, kernel_tracks, stream_tracks
 from tui.model.shapes import human_bytes
 from tui.model.trace import NameStats, Track, name_stats
 from tui.model.workspace import Workspace

@@ -185,7 +185,7 @@ class TraceLinks:
             events, durations, starts = [], [], []
             name_id = self._ids.get(ins.name)
             kernels = kernel_tracks(self.trace)
-            lines = op_lines(self.trace)
+            lines, by_time = op_lines(self.trace), placed(self.trace)
             program_id = -2 if self.program is None else next((k for k, name in enumerate(self.trace.names) if name == self.program), -2)
             for t, track in enumerate(self.trace.tracks):
                 if kernels:
@@ -196,13 +196,10 @@ class TraceLinks:
                 elif name_id is not None and (not lines or t in lines):
                     order, ids = self._sorted(t)
                     hits = np.sort(order[np.searchsorted(ids, name_id, "left") : np.searchsorted(ids, name_id, "right")])
-                    if not len(hits):
-                        pass
-                    elif placed(self.trace):  # not those of another program of that name
-                        if self.program is not None:
-                            runs = program_runs(self.trace, track, hits)
-                            hits = hits[(runs < 0) | (runs == program_id)]
-                    else:  # a CPU's: by the ops' own stats
+                    if by_time and self.program is not None and len(hits):  # not another program's of that name
+                        runs = program_runs(self.trace, track, hits)
+                        hits = hits[(runs < 0) | (runs == program_id)]
+                    elif not by_time and len(hits):  # a CPU's: by the ops' own stats
                         hits = hits[in_program(track, hits, self.program or self.module.name)]
                 else:
                     continue
