@@ -119,9 +119,8 @@ def captures(tmp_path_factory) -> dict[str, tuple[Path, subprocess.CompletedProc
 
 
 def summary_of(run: subprocess.CompletedProcess) -> dict:
-    """The JSON summary on stdout, after what the script itself printed."""
-    start = run.stdout.index("\n{\n") + 1 if not run.stdout.startswith("{") else 0
-    return json.loads(run.stdout[start:])
+    """The JSON summary: all of stdout (what the script printed went to stderr)."""
+    return json.loads(run.stdout)
 
 
 def manifest_of(folder: Path) -> dict:
@@ -131,7 +130,7 @@ def manifest_of(folder: Path) -> dict:
 def test_transformer_capture_opens_on_the_train_step_with_its_profile(captures):
     folder, run = captures["transformer"]
     assert run.returncode == 0, run.stderr
-    assert "step 7: loss" in run.stdout  # the script's own output passes through
+    assert "step 7: loss" in run.stderr  # the script's own output passes through, beside the JSON
     summary = summary_of(run)
     assert summary["main_module"].endswith(".jit_train_step")
     names = {m["name"] for m in summary["modules"]}
@@ -167,8 +166,9 @@ def test_a_script_that_replaces_xla_flags_and_raises(captures):
     folder, run = captures["raising"]
     assert run.returncode == 1
     # the script ran as `python raising.py --lr 0.1`, with its own XLA flag in force
-    assert "argv ['--lr', '0.1'] name __main__ devices 4" in run.stdout
-    traceback, saved = run.stderr.rstrip().rsplit("\n", 1)
+    assert "argv ['--lr', '0.1'] name __main__ devices 4" in run.stderr
+    printed, traceback, saved = run.stderr.rstrip().partition("Traceback")[0], *run.stderr.rstrip().rsplit("\n", 1)
+    traceback = traceback[len(printed):]  # after what the script printed (stderr under --json)
     assert traceback.startswith("Traceback (most recent call last):\n  File ")  # as Python prints it,
     assert traceback.endswith("\nValueError: loss diverged at 3")
     assert "capture_child" not in traceback and "runpy" not in traceback  # from the script's frames on
@@ -319,8 +319,8 @@ def test_sigterm_ends_the_script_and_removes_the_temporary_capture(tmp_path):
 
 
 def test_scripts_that_run_their_own_way(tmp_path):
-    """What a script does to its own process is its business: a `--` first among its
-    arguments is its own, a script reached by a link imports beside the file it links to, one
+    """What a script does to its own process is its business: what it prints goes to stderr
+    under `--summary --json` (stdout is the JSON alone), a `--` first among its arguments is its own, a script reached by a link imports beside the file it links to, one
     that closes its stdout still succeeded, and one that starts its own profiler trace before
     JAX runs anything (JAX starts its backends holding the profiler's lock: ours, started then,
     waited on it for ever) keeps its trace, with ours said to be left out."""
@@ -344,7 +344,7 @@ def test_scripts_that_run_their_own_way(tmp_path):
     args = (str(link / "run.py"), "--", "--summary", "x")
     result = xla_tui("--summary", "--json", *args)
     assert result.returncode == 0, result.stderr[-2000:]
-    assert "ARGV ['--', '--summary', 'x'] 7" in result.stdout and summary_of(result)["main_module"].endswith("jit__lambda")
+    assert "ARGV ['--', '--summary', 'x'] 7" in result.stderr and summary_of(result)["main_module"].endswith("jit__lambda")
     closed = xla_tui("--summary", "--json", str(real / "run.py"), "--close")
     assert closed.returncode == 0 and "Traceback" not in closed.stderr, closed.stderr[-2000:]
     theirs = subprocess.run([sys.executable, "-m", "tui", "--summary", "--json", str(real / "run.py"), "--theirs"],
@@ -376,7 +376,8 @@ def test_ctrl_c_stops_the_script_and_keeps_what_it_compiled(tmp_path):
     child = subprocess.Popen([sys.executable, "-m", "tui", "--summary", "--json", "--save", str(tmp_path / "cap"), str(script)],
                              cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        assert child.stdout.readline().strip() == "running"
+        while child.stderr.readline().strip() != "running":  # the script prints to stderr under --json
+            assert child.poll() is None
         time.sleep(0.3)
         os.killpg(child.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
         out, err = child.communicate(timeout=120)

@@ -204,7 +204,8 @@ def _capture(args):
 
         _end_cleanly_on_hangup()
         return capture_script(target, args.script_args, save_to=args.save, profile=not args.no_profile,
-                              profile_python=args.profile_python, profile_seconds=args.profile_seconds)
+                              profile_python=args.profile_python, profile_seconds=args.profile_seconds,
+                              stdout_to_stderr=args.json)
     script_only = [flag for flag, given in (("--save", args.save), ("--no-profile", args.no_profile),
                                             ("--profile-seconds", args.profile_seconds),
                                             ("--profile-python", args.profile_python)) if given]

@@ -76,11 +76,12 @@ def dump_flags(dump: Path) -> str:
 
 def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] = (),
                    save_to: str | os.PathLike | None = None, profile: bool = True, profile_python: bool = False,
-                   profile_seconds: float | None = None) -> CaptureResult:
+                   profile_seconds: float | None = None, stdout_to_stderr: bool = False) -> CaptureResult:
     """Run `python script args...` with dumps (and a profile) going to a capture folder.
 
     The child gets this interpreter, the current directory and environment, with our flags
-    appended to `XLA_FLAGS`. Returns once the script has ended, however it ended.
+    appended to `XLA_FLAGS`; with `stdout_to_stderr`, what it prints goes to our stderr (our
+    stdout is for a JSON summary). Returns once the script has ended, however it ended.
     """
     script = Path(script)
     check_script(script)
@@ -102,7 +103,7 @@ def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] 
     running: list[subprocess.Popen] = []
     try:
         with _interrupts_go_to_the_child(running):
-            running.append(subprocess.Popen(command, env=env))
+            running.append(subprocess.Popen(command, env=env, stdout=sys.stderr if stdout_to_stderr else None))
             status = running[0].wait()
     except BaseException:  # we are ending (SIGTERM, a failed start): so do the script and the folder
         for child in running:
