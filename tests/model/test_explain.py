@@ -99,6 +99,20 @@ def test_shardings_before_and_after_partitioning_agree():
     assert compared >= 4
 
 
+def test_a_module_dumped_after_partitioning_has_per_device_shapes(corpus):
+    """XLA's benchmark Llama (8 partitions, not yet scheduled): `param.4` f32[128256,512] with
+    `devices=[1,8]<=[8]` is one device's shard; an all-gather over the 8 devices of its bf16
+    copy along dim 1 makes the whole, bf16[128256,4096]."""
+    module = read_hlo(corpus / "hlo/xla_benchmarks/hlo_llama31_8b_bf16_1x8.hlo")
+    assert not module.is_scheduled and module.entry.name.endswith("_spmd") and explain.is_partitioned(module)
+    param = module.instruction("param.4")
+    gathered = next(u for c in param.users for u in c.users if u.opcode == "all-gather")
+    assert gathered.shape.dims == (128256, 4096) and gathered.attr("dimensions") == "{1}"
+    assert "one device's shard of f32[128256,4096]" in attribute(param, "sharding").decoded
+    gemma = read_hlo(corpus / "hlo/xla_benchmarks/hlo_gemma4_2b_bf16.hlo")
+    assert not explain.is_partitioned(gemma)
+
+
 def test_a_backend_config_nested_past_pythons_depth_is_shown_raw():
     """Hand-written edge case: JSON 3,000 objects deep (json's RecursionError crashed the
     details page); as any backend_config that does not decode, it is kept as its text."""

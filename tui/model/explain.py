@@ -68,7 +68,12 @@ def memory_space_short(space: int, platform: str = "") -> str:
 
 
 def is_partitioned(module) -> bool:
-    """After SPMD partitioning (a scheduled module of several partitions) shapes are per device."""
+    """After SPMD partitioning shapes are per device. XLA's partitioner names the computation it
+    builds `<name>_spmd` (a module dumped right after it, not yet scheduled, is known by that);
+    a scheduled module of several partitions has been through it too."""
+    entry = module.entry
+    if entry is not None and entry.name.endswith("_spmd"):
+        return True
     return module.is_scheduled and int(module.attributes.get("num_partitions", "1") or 1) > 1
 
 
