@@ -113,6 +113,26 @@ def test_a_module_dumped_after_partitioning_has_per_device_shapes(corpus):
     assert not explain.is_partitioned(gemma)
 
 
+def test_a_reversed_kernel_is_said():
+    """Hand-written edge case (XLA's parser takes it): `rhs_reversal` flips the kernel along
+    the window dims marked 1; it was left out of the window's words."""
+    from jax._src.lib import xla_client
+
+    text = """HloModule m
+
+ENTRY e {
+  p = f32[1,8,8,4]{3,2,1,0} parameter(0)
+  k = f32[3,3,4,4]{3,2,1,0} parameter(1)
+  ROOT c = f32[1,8,8,4]{3,2,1,0} convolution(p, k), window={size=3x3 pad=1_1x1_1 rhs_reversal=0x1}, dim_labels=b01f_01io->b01f
+}
+"""
+    assert "rhs_reversal=0x1" in xla_client.hlo.hlo_module_from_text(text).to_string()
+    decoded = attribute(parse_hlo(text).entry.root, "window").decoded
+    assert decoded == "3x3 window, padding 1 low/1 high, 1 low/1 high, kernel reversed along window dim 1"
+    both = parse_hlo(text.replace("rhs_reversal=0x1", "rhs_reversal=1x1")).entry.root
+    assert attribute(both, "window").decoded.endswith("kernel reversed along window dims 0,1")
+
+
 def test_a_backend_config_nested_past_pythons_depth_is_shown_raw():
     """Hand-written edge case: JSON 3,000 objects deep (json's RecursionError crashed the
     details page); as any backend_config that does not decode, it is kept as its text."""

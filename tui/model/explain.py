@@ -248,6 +248,9 @@ def window_words(window: dict) -> str:
             parts.append(f"{label} " + "x".join(map(str, window[key])))
     if "pad" in window:
         parts.append("padding " + ", ".join(f"{p[0]} low/{p[1]} high" for p in window["pad"]))
+    reversed_dims = [str(d) for d, flag in enumerate(window.get("rhs_reversal", ())) if flag]
+    if reversed_dims:
+        parts.append("kernel reversed along window dim" + ("s " if len(reversed_dims) > 1 else " ") + ",".join(reversed_dims))
     return ", ".join(parts)
 
 
