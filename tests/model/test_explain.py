@@ -28,6 +28,18 @@ def test_padding_of_a_tiled_layout():
     assert "level-1 tile" in bf16["tile 2"]
 
 
+def test_padding_words_for_odd_tilings():
+    """A tile of more dims than the array pads the missing ones from 1 (ArraySize); an order
+    other than the default says its padded dims are in memory order; ratios keep three figures."""
+    vector = rows("f32[5]{0:T(8,128)}", "TPU")
+    assert vector["padded"] == "4,096 bytes (4.0 KiB), padded to [8,128], 205x the logical size"
+    assert vector["tile 1"].endswith("(the array has 1 dim: the tile's other 1 count as 1)")
+    assert rows("f32[]{:T(128)}", "TPU")["padded"] == "512 bytes (512 B), padded to [128], 128x the logical size"
+    assert rows("f32[3,5]{0,1:T(2,2)}")["padded"].endswith("padded to [6,4] (in memory order, most major first), 1.6x the logical size")
+    assert rows("bf16[1000,1000]{1,0:T(8,128)(2,1)}")["padded"].endswith("1.02x the logical size")
+    assert "no effect on an untiled array" in rows("f32[100]{0:L(1024)}")["tail padding"]
+
+
 def test_memory_spaces_are_named_for_the_platform():
     assert "VMEM" in rows("f32[8,128]{1,0:S(1)}", "TPU")["memory"]
     assert "host memory" in rows("f32[8]{0:S(5)}", "TPU")["memory"]

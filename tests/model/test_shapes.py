@@ -30,6 +30,8 @@ from tui.model.shapes import ShapeError, parse_shape, tiled_dims
         ("s4[8,128]{1,0:T(8,128)}", 512, 1024),
         # L(n) rounds the element count up: 16 tiled elements to 32
         ("f32[3,5]{1,0:T(2,2)L(32)}", 60, 128),
+        # ...of a tiled array only: untiled, ArraySize is the elements' bytes
+        ("f32[100]{0:L(1024)}", 400, 400),
         # only the first tile level pads (XLA takes sub-tiles to add none): [5,7] by (4,3) is [8,9]
         ("f32[5,7]{1,0:T(4,3)(2,2)}", 140, 288),
         ("u4[1024,7]{1,0:T(2,128)(4,1)E(4)}", 3584, 65536),

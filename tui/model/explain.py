@@ -109,13 +109,18 @@ def _leaf_rows(shape: Shape, platform: str) -> list[Row]:
     rows.append(Row("bytes", f"{logical:,} logical ({human_bytes(logical)})"))
     layout = shape.layout
     if padded != logical or layout is not None and (layout.tiles or layout.element_size_bits):
-        overhead = f", {padded / logical:.2g}x the logical size" if logical else ""
-        padded_to = f", padded to [{','.join(map(str, padded_dims(shape)))}]" if layout is not None and layout.tiles else ""
+        overhead = f", {ratio_words(padded / logical)} the logical size" if logical else ""
+        padded_to = ""
+        if layout is not None and layout.tiles:
+            in_order = "" if shape.physical_dims() == shape.dims else " (in memory order, most major first)"
+            padded_to = f", padded to [{','.join(map(str, padded_dims(shape)))}]{in_order}"
         rows.append(Row("padded", f"{padded:,} bytes ({human_bytes(padded)}){padded_to}{overhead}"))
     if layout is not None:
         rows.append(Row("layout", f"{layout.text}: " + layout_words(shape)))
         for level, tile in enumerate(layout.tiles, 1):
-            rows.append(Row(f"tile {level}", tile_words(tile, level)))
+            missing = len(tile) - shape.rank if level == 1 else 0
+            rows.append(Row(f"tile {level}", tile_words(tile, level) + (
+                f" (the array has {counted(shape.rank, 'dim')}: the tile's other {missing} count as 1)" if missing > 0 else "")))
         if layout.element_size_bits:
             rows.append(Row("element size", f"E({layout.element_size_bits}): each element stored in "
                                             f"{layout.element_size_bits} bits (packed)"))
@@ -123,7 +128,8 @@ def _leaf_rows(shape: Shape, platform: str) -> list[Row]:
             rows.append(Row("element size", f"no E(n): each {ELEMENT_BITS[shape.dtype]}-bit element stored in a byte"))
         if layout.tail_padding > 1:
             rows.append(Row("tail padding", f"L({layout.tail_padding}): the element count rounded up to a multiple "
-                                            f"of {layout.tail_padding}"))
+                                            f"of {layout.tail_padding}" if layout.tiles else
+                            f"L({layout.tail_padding}): no effect on an untiled array (XLA sizes its elements alone)"))
         for tag, body in layout.extra:
             rows.append(Row("layout field", f"{tag}{body}"))
     rows.append(Row("memory", memory_space_name(shape.memory_space, platform)))
@@ -134,11 +140,16 @@ def padded_dims(shape: Shape) -> tuple[int, ...]:
     """Memory-order dims after the first tile level rounds the minor dims up to whole tiles."""
     dims = list(shape.physical_dims())
     tile = [t for t in shape.layout.tiles[0] if t != COMBINE] if shape.layout.tiles else []
+    dims = [1] * (len(tile) - len(dims)) + dims  # a tile of more dims than the array: the missing ones are 1
     for i, t in enumerate(reversed(tile)):
         at = len(dims) - 1 - i
-        if at >= 0:
-            dims[at] = -(-dims[at] // t) * t
+        dims[at] = -(-dims[at] // t) * t
     return tuple(dims)
+
+
+def ratio_words(ratio: float) -> str:
+    """A size ratio to three figures, never in exponent form (1.02x, 1.6x, 205x, 2,048x)."""
+    return f"{ratio:,.0f}x" if ratio >= 100 else f"{ratio:.3g}x"
 
 
 def layout_words(shape: Shape) -> str:

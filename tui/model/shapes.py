@@ -119,7 +119,7 @@ class Shape:
     def padded_byte_size(self) -> int:
         """Bytes as the device stores it, by XLA's `ShapeUtil::ArraySize`: the first tile level
         rounds the minor dims up to whole tiles (XLA takes sub-tiles to add no padding), `L(n)`
-        rounds the element count up, `E(n)` packs; without it a sub-byte element takes a byte."""
+        rounds a tiled array's element count up, `E(n)` packs; without it a sub-byte element takes a byte."""
         return self._size_pair()[1]
 
     def leaves(self):
@@ -146,9 +146,9 @@ class Shape:
                 stored = self.element_count
                 bits = -(-ELEMENT_BITS.get(self.dtype, 0) // 8) * 8  # a byte at least, as XLA stores it unpacked
                 if layout is not None:
-                    if layout.tiles:
+                    if layout.tiles:  # untiled, XLA sizes the elements alone (L(n) then pads nothing)
                         stored = math.prod(tiled_dims(self.physical_dims(), layout.tiles[:1]))
-                    stored = -(-stored // layout.tail_padding) * layout.tail_padding
+                        stored = -(-stored // layout.tail_padding) * layout.tail_padding
                     bits = layout.element_size_bits or bits
                 physical = _bits_to_bytes(stored * bits) + (layout.dynamic_metadata_bytes if layout is not None else 0)
                 self._sizes = (logical, physical)
