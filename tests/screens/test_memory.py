@@ -147,6 +147,29 @@ async def test_memory_follows_an_op_selected_elsewhere():
         assert screen.cursor == profile.sequence.index(dot)
 
 
+async def test_memory_opens_where_the_op_chosen_elsewhere_runs():
+    """The first time the screen opens it shows the selection like every later time: an op
+    chosen in another screen (here a bitcast, which has no buffer of its own) at its own point;
+    at start, where nothing was chosen (the graph sits on the entry's ROOT), XLA's peak."""
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        hlo = app.workspace.hlo
+        bitcasts = [i for i in hlo.entry.instructions if i.opcode == "bitcast"]
+        assert bitcasts
+        app.select(instruction=bitcasts[len(bitcasts) // 2])
+        screen = await open_memory(pilot)
+        profile = screen.profile
+        point = profile.time_of(bitcasts[len(bitcasts) // 2])
+        assert profile.row_of(bitcasts[len(bitcasts) // 2]) is None and point != profile.peak_time
+        assert screen.cursor == point
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_memory(pilot)
+        assert app.workspace.instruction.is_root and screen.cursor == screen.profile.peak_time
+
+
 async def test_memory_sorts_and_groups_by_name_scope_or_line_of_python():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=(140, 40)) as pilot:
