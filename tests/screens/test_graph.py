@@ -330,6 +330,34 @@ async def test_find_across_computations_with_next_and_previous():
         assert screen.trail[-1] in {c.name for c in inside.computation.callers}
 
 
+async def test_a_find_that_matches_nothing_goes_back_and_esc_calls_it_off():
+    """Typing on past every match (`dot` matched, `dot-nothing` does not) returns to the op the
+    search began on and says nothing matches, instead of staying on a match of the shorter
+    query; Esc calls a search off (back where it began), Enter keeps its match."""
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        start = selected(app)
+        await pilot.press("slash")
+        await app.workers.wait_for_complete()
+        await pilot.press(*"dot")
+        await pilot.pause()
+        assert screen.matches and selected(app) is screen.matches[0] is not start
+        await pilot.press(*"-nothing")
+        await pilot.pause()
+        assert not screen.matches and selected(app) is start
+        assert "find 'dot-nothing': no instruction matches" in screen.query_one("GraphHead").text.plain
+        await pilot.press(*["backspace"] * 8)
+        await pilot.pause()
+        assert selected(app) is screen.matches[0]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert selected(app) is start and not screen.matches and not screen.query("#prompt")
+        await pilot.press("slash", *"dot", "enter")
+        await pilot.pause()
+        assert selected(app) is screen.matches[0] is not start and not screen.query("#prompt")
+
+
 async def test_a_prompt_opened_again_after_the_focus_left_it_is_one_prompt():
     """The find prompt left open while the focus moved on (tab): `/` again, or the schedule's
     filter, opens one prompt (a second one with the same id stopped the app)."""

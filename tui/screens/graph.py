@@ -72,6 +72,7 @@ class GraphScreen(OpTimes, WorkspaceScreen):
         self.expanded: set[str] = set()  # "+N more" nodes the user expanded
         self.schedule_mode = False
         self.query_text = ""
+        self._search_from: str | None = None  # the op selected when the find prompt opened (Esc goes back to it)
         self.matches: list[HloInstruction] = []
         self.match_at = 0
         self._module: str | None = None
@@ -242,6 +243,9 @@ class GraphScreen(OpTimes, WorkspaceScreen):
             ins = self.matches[self.match_at]
             text.append(f"find '{self.query_text}': {self.match_at + 1}/{len(self.matches)} ", style="bold")
             text.append(f"{ins.name} = {ins.opcode} in {ins.computation.name}   n/N: next/previous", style="dim")
+        elif self.query_text and self._searching:
+            text.append(f"find '{self.query_text}': no instruction matches", style="bold")
+            text.append("   Esc: back to where the search began", style="dim")
         else:
             for name in CATEGORIES:
                 text.append("■ ", style=category_style(name))
@@ -333,8 +337,18 @@ class GraphScreen(OpTimes, WorkspaceScreen):
             self.centre(ins, remember)
         self.app.select(instruction=ins)
 
+    @property
+    def _searching(self) -> bool:
+        return any(prompt.has_class("search") for prompt in self.query("#prompt"))
+
     def action_leave(self) -> None:
+        searching = self._searching
         if self._close_prompt() is not None:
+            if searching:  # Esc in the find prompt: the search is called off (Enter keeps its match)
+                self.matches = []
+                if self._search_from is not None and self._search_from != self.workspace.selection.instruction:
+                    self.app.select(instruction=self._search_from)
+                self._show_head()
             return
         if self.matches:
             self.matches = []
@@ -390,6 +404,8 @@ class GraphScreen(OpTimes, WorkspaceScreen):
         if closing is not None:  # one left open (the focus moved off it): gone before the new one takes its id
             await closing
         value = self.query_text if kind == "search" else self.listing.filter_text
+        if kind == "search":
+            self._search_from = self.workspace.selection.instruction
         prompt = Input(value=value, placeholder=_PROMPTS[kind], id="prompt", classes=kind)
         self.mount(prompt, before=self.query_one("KeyBar"))
         prompt.focus()
@@ -436,6 +452,8 @@ class GraphScreen(OpTimes, WorkspaceScreen):
         self.match_at = 0
         if self.matches:
             self.app.select(instruction=self.matches[0])
+        elif self._search_from is not None and self._search_from != self.workspace.selection.instruction:
+            self.app.select(instruction=self._search_from)  # a match of a shorter query is no answer to this one
         self._show_head()
 
     def action_next_match(self, step: int) -> None:
