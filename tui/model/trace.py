@@ -288,6 +288,15 @@ class Track:
             return np.zeros(0, np.intp)
         return np.sort(np.concatenate(parts)).astype(np.intp)
 
+    def overlapping(self, t0_ns: int, t1_ns: int) -> np.ndarray:
+        """Indices of events inside [t0, t1) for at least a moment, as Perfetto's area selection
+        counts them (start < t1 and end > t0; one of no duration where it starts in the range):
+        `visible`'s events that only touch an edge are left out."""
+        found = self.visible(t0_ns, t1_ns)
+        start, dur = self.start_ns[found], self.dur_ns[found]
+        end = start + dur
+        return found[(start < t1_ns) & ((end > t0_ns) | ((dur == 0) & (start >= t0_ns)))]
+
     @property
     def self_ns(self) -> np.ndarray:
         """Duration minus the durations of the event's children in this track."""
@@ -658,7 +667,7 @@ class Trace:
     ) -> list[NameStats]:
         """Per-name count, total, self, mean, min and max duration, largest total first.
 
-        Counts the events `track.visible(t0, t1)` returns (whole durations), over the file's
+        Counts the events `track.overlapping(t0, t1)` returns (whole durations), over the file's
         tracks (not derived lines, which count its kernels again) or the given ones; without a
         window, every event.
         """
@@ -668,7 +677,7 @@ class Trace:
                 pick = slice(None)
             else:
                 lo, hi = self.span
-                pick = track.visible(lo if t0_ns is None else t0_ns, hi if t1_ns is None else t1_ns)
+                pick = track.overlapping(lo if t0_ns is None else t0_ns, hi + 1 if t1_ns is None else t1_ns)
             ids.append(track.name_id[pick])
             durs.append(track.dur_ns[pick])
             selfs.append(track.self_ns[pick])
