@@ -139,6 +139,24 @@ def test_the_host_annotation_of_a_command_buffer_is_no_kernel_of_it(workspace):
     assert instruction_for_event(workspace, kernels, graph) is not None
 
 
+def test_a_graphs_kernels_flow_to_its_launch_not_to_each_other(workspace):
+    """Every kernel of the CUDA graph shares the `cuGraphLaunch`'s correlation id: a kernel's
+    flow is that launch on the host (as XProf draws it), not the graph's other kernels, and the
+    launch's flows are its kernels."""
+    from tui.model.links import CORRELATION_KEYS, correlated
+
+    trace = workspace.trace
+    (k,) = kernel_tracks(trace)
+    kernels = trace.tracks[k]
+    first = next(i for i in range(kernels.count) if kernels.event_name(i).startswith("input_transpose_fusion"))
+    (launch,) = correlated(trace, k, first)
+    host = trace.tracks[launch[0]]
+    assert host.group.startswith("/host:") and host.event_name(launch[1]).startswith("cuGraphLaunch")
+    key = next(key for key in CORRELATION_KEYS if key in kernels.event_args(first))
+    siblings = {(k, i) for i in range(kernels.count) if kernels.event_args(i).get(key) == kernels.event_args(first)[key]}
+    assert len(siblings) > 100 and set(correlated(trace, *launch)) == siblings
+
+
 def test_a_fusion_sharing_its_kernel_counts_its_own_runs(workspace):
     module = workspace.main.load()
     shared = [i for i in module.entry.instructions

@@ -540,8 +540,10 @@ def correlated(trace: Trace, track_index: int, event: int) -> list[tuple[int, in
     """(track index, event index), in time order, of the events XProf joins to this one with a
     flow arrow:
 
-    - those sharing its correlation id: a GPU kernel and the host's launch of it (the stat is
-      `correlation_id` in an xplane, `correlation` in a PyTorch profiler trace);
+    - those sharing its correlation id on the other side (host or device): a GPU kernel and the
+      host's launch of it (the stat is `correlation_id` in an xplane, `correlation` in a PyTorch
+      profiler trace). Every kernel of a CUDA graph shares its `cuGraphLaunch`'s id: they are
+      each other's siblings, not flows (XProf joins each only to the launch);
     - those at the other end of its producer/consumer contexts: a producer's `_pt`/`_p` (type,
       id) are its consumers' `_ct`/`_c`, as a TPU host's `DoEnqueueProgram` and the device's
       `XLA Modules` run of it. Followed where the profile has devices: on a CPU-only profile
@@ -553,7 +555,9 @@ def correlated(trace: Trace, track_index: int, event: int) -> list[tuple[int, in
     found: set[tuple[int, int]] = set()
     key = next((key for key in CORRELATION_KEYS if key in stats), None)
     if key is not None:
-        found.update(_events_with(trace, key, stats[key]))
+        shared = list(_events_with(trace, key, stats[key]))
+        across = [(k, i) for k, i in shared if trace.tracks[k].group != track.group]
+        found.update(across or shared)
     if any(t.group.startswith("/device:") for t in trace.tracks):
         for own_id, own_type, other_id, other_type in _CONTEXTS:
             if own_id in stats:
