@@ -118,6 +118,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.cursor_ns = 0.0
         self.marked: tuple[float, float] | None = None
         self._range_anchor = 0.0
+        self._marked_on: tuple[int, int | None] | None = None  # the cursor when the range was marked (f fits the later)
         self.matches: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int32), np.zeros(0, np.intp))
         self._match_starts = np.zeros(0, np.int64)
         self.op_names: frozenset[str] = frozenset()
@@ -610,12 +611,14 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self._scroll_to_row(self.cursor_row)
 
     def action_fit(self) -> None:
+        """Fit what was chosen last: a range marked while on this event (shift+arrows, a drag),
+        else the cursor's event, else a range marked before."""
         cursor = self.cursor
-        if cursor is not None and cursor[1] is not None:
+        if self.marked is not None and (cursor == self._marked_on or cursor is None or cursor[1] is None):
+            self.set_window(self.window.fit(*self.marked, margin=0.0))
+        elif cursor is not None and cursor[1] is not None:
             track = self.trace.tracks[cursor[0]]
             self.set_window(self.window.fit(*track.event_span(cursor[1])))
-        elif self.marked is not None:
-            self.set_window(self.window.fit(*self.marked, margin=0.0))
 
     def action_mark(self) -> None:
         """Mark the cursor event's time range (again: unmark)."""
@@ -644,7 +647,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
     def mark_range(self, time_range: tuple[float, float] | None) -> None:
         if time_range is not None:
             self._range_anchor = time_range[0] if self.marked is None else self._range_anchor
-        self.marked = time_range
+        self.marked, self._marked_on = time_range, self.cursor
         self._repaint_ruler(always=True)
         as_ints = None if time_range is None else (int(time_range[0]), int(np.ceil(time_range[1])))
         self.range_marked(as_ints)
