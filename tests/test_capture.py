@@ -363,6 +363,56 @@ def test_scripts_that_run_their_own_way(tmp_path):
         shutil.rmtree(kept, ignore_errors=True)
 
 
+def test_a_script_runs_as_under_python(tmp_path):
+    """Saved into a folder with a space (XLA dumped into the folder named by its first word, and
+    the capture had no module); its `__file__` absolute after a chdir; its ops' Python stacks
+    without our frames; its own --xla_dump_to said to be overridden; and the steps it left queued
+    at its end in the profile (it stopped before they ran: 60 steps counted 29)."""
+    script = tmp_path / "train.py"
+    script.write_text(textwrap.dedent(f"""
+        import os, sys
+        os.environ["XLA_FLAGS"] = "--xla_dump_to={tmp_path / 'own_dump'}"
+        import jax, jax.numpy as jnp
+        here = __file__
+        os.chdir("/")
+        print("FILE", os.path.isabs(here), os.path.exists(here), file=sys.stderr)
+        step = jax.jit(lambda w: jnp.tanh(w @ w) @ w)
+        w = jnp.ones((384, 384)) / 384
+        for _ in range(40):
+            w = step(w)  # never waited for
+        """))
+    saved = tmp_path / "my capture"
+    run = xla_tui("--summary", "--json", "--save", str(saved), str(script), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "FILE True True" in run.stderr and not (tmp_path / "my").exists() and not (tmp_path / "own_dump").exists()
+    summary = summary_of(run)
+    assert summary["main_module"].endswith(".jit__lambda")
+    assert any("the script's own --xla_dump_to=" in w and "overridden" in w for w in summary["warnings"])
+    ops = [op for op in summary["trace"]["top_ops"] if op["program"].startswith("jit__lambda")]
+    assert len(ops) >= 2 and {op["count"] for op in ops} == {40}
+    from tui.model.inputs import load_workspace
+
+    ws = load_workspace([str(saved)])
+    stacks = [ins.stack for ins in ws.hlo.instructions() if ins.stack]
+    assert stacks and all(frame.file == str(script) for stack in stacks for frame in stack)
+
+
+def test_a_script_that_compiles_nothing_is_summed_up(tmp_path):
+    """A script that starts JAX and fails before compiling anything: its profile holds no
+    events, which is said, not taken for bad input (exit 2, no summary, the temporary capture
+    kept); the summary gives its error and exit status."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    script = tmp_path / "check.py"
+    script.write_text("import jax\nassert jax.device_count() == 64, 'wants 64 devices'\n")
+    run = xla_tui("--summary", "--json", str(script), env=dict(os.environ, TMPDIR=str(tmp)))
+    assert run.returncode == 1, run.stderr[-2000:]
+    summary = summary_of(run)
+    assert summary["trace"] is None and "wants 64 devices" in summary["capture"]["error"]
+    assert any("profile is left out" in w and "holds no events" in w for w in summary["warnings"])
+    assert list(tmp.iterdir()) == []
+
+
 def test_save_refuses_a_folder_with_files(tmp_path):
     (tmp_path / "keep.txt").write_text("mine")
     run = xla_tui("--summary", "--save", str(tmp_path), "examples/mlp.py")
@@ -432,6 +482,9 @@ def test_capture_a_jitted_function_with_profile(transformer_inputs):
     # train_step donates its params: the caller's arrays must survive
     assert not any(leaf.is_deleted() for leaf in jax.tree.leaves(args))
     assert ws.capture["kind"] == "function" and ws.capture["script"] == "jit_train_step"
+    # the ops' Python stacks end in the caller's code, not in xla-tui's lowering of it
+    frames = [frame.file for ins in ws.main.load().instructions() for frame in ins.stack]
+    assert any(f.endswith("transformer.py") for f in frames) and not any(f.startswith(str(REPO / "tui")) for f in frames)
 
 
 def test_capture_plain_lowered_and_compiled(tmp_path):

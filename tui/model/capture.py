@@ -71,7 +71,10 @@ def check_script(script: Path) -> None:
 
 
 def dump_flags(dump: Path) -> str:
-    return f"--xla_dump_to={dump} {DUMP_FLAGS}"
+    """Our flags for XLA_FLAGS; a folder with spaces quoted (XLA's flag parser takes "…"), or
+    XLA would dump into the folder named by its first word."""
+    folder = f'"{dump}"' if any(c.isspace() for c in str(dump)) else str(dump)
+    return f"--xla_dump_to={folder} {DUMP_FLAGS}"
 
 
 def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] = (),
@@ -121,6 +124,7 @@ def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] 
         capture_seconds=round(capture_seconds, 3),
         error=result.get("error"),
         profile_note=result.get("profile_note") or _missing_profile(profile, folder / "profile", result),
+        notes=result.get("notes", []),
         xla_flags=env["XLA_FLAGS"],
     )
     return CaptureResult(folder, status, temporary, manifest)

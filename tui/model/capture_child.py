@@ -7,8 +7,11 @@ for JAX to be imported:
 
 - just before JAX starts a backend (when XLA reads `XLA_FLAGS`), our dump flags are appended
   again, because a script may have replaced `XLA_FLAGS` after we set it;
-- once the backends exist, the profiler starts; it stops when the script ends, or earlier when
-  the script starts a trace of its own (so theirs still works), or after `profile_seconds`.
+- once the backends exist, the profiler starts; it stops when the script ends (once the work
+  it dispatched has run), or earlier when the script starts a trace of its own (so theirs
+  still works), or after `profile_seconds`;
+- JAX is told that this file's frames (and runpy's) are not the user's, so the Python stacks
+  it writes into each op's metadata end at the script, as under `python script.py`.
 
 What the parent cannot see from the exit status (the script's traceback, whether a profile
 was written) goes to a small JSON file.
@@ -17,6 +20,7 @@ was written) goes to a small JSON file.
 import importlib.abc
 import json
 import os
+import re
 import runpy
 import sys
 import threading
@@ -72,14 +76,24 @@ class _Capture:
         self.profile_dir = config["profile_dir"]
         self.profile_python = config["profile_python"]
         self.profile_seconds = config["profile_seconds"]
-        self.result = {"error": None, "profile": None, "profile_note": None}
+        self.result = {"error": None, "profile": None, "profile_note": None, "notes": []}
         self._profiling = False
         self._lock = threading.Lock()
 
     def append_flags(self):
         current = os.environ.get("XLA_FLAGS", "")
         if not current.endswith(self.flags):
+            theirs = [flag for flag in re.findall(r'--xla_dump_to=(?:"[^"]*"|\S+)', current) if flag not in self.flags]
+            if theirs:  # XLA takes the last: ours
+                note = f"the script's own {theirs[-1]} was overridden: its modules are in the capture's dump folder"
+                if note not in self.result["notes"]:
+                    self.result["notes"].append(note)
             os.environ["XLA_FLAGS"] = f"{current} {self.flags}".strip()
+
+    def exclude_our_frames(self, source_info_util):
+        """This file, runpy (frozen) and the `python -c` line that started us are not the user's."""
+        for path in (__file__, "<frozen runpy>", "<string>"):
+            source_info_util.register_exclusion(path)
 
     def patch_xla_bridge(self, xla_bridge):
         """`backends()` starts every backend (each through `_init_backend`) on its first call."""
@@ -168,8 +182,21 @@ class _Capture:
             sys.excepthook(type(e), e, e.__traceback__)
             status = 130 if isinstance(e, KeyboardInterrupt) else 1
         finally:
+            if self._profiling:
+                _wait_for_dispatched_work()
             self.stop_profile()
         return status
+
+
+def _wait_for_dispatched_work():
+    """JAX returns before the device runs what it was given: a script that does not wait for its
+    last steps ends with them still queued, and the profile would stop before they ran."""
+    jax = sys.modules.get("jax")
+    try:
+        for array in jax.live_arrays():
+            array.block_until_ready()
+    except Exception:  # noqa: BLE001 - a failed computation is the script's, reported already
+        pass
 
 
 def _exit_status(e):
@@ -196,9 +223,10 @@ def main(config_json, script, args):
     sys.argv = [script, *args]
     sys.path[0] = os.path.dirname(os.path.realpath(script))  # as python does: a linked script's own folder
     _AfterImport({"jax._src.xla_bridge": capture.patch_xla_bridge,
-                  "jax._src.profiler": capture.patch_profiler}).install()
+                  "jax._src.profiler": capture.patch_profiler,
+                  "jax._src.source_info_util": capture.exclude_our_frames}).install()
     started = time.perf_counter()
-    status = capture.run(script)
+    status = capture.run(os.path.abspath(script))  # its __file__ absolute, as python makes it
     capture.result["seconds"] = time.perf_counter() - started
     with open(config["result"], "w") as f:
         json.dump(capture.result, f)

@@ -24,6 +24,17 @@ DUMP_OPTIONS = {"xla_dump_hlo_as_text": True, "xla_dump_hlo_as_proto": False}
 PROFILE_RUNS = 3
 
 
+def _exclude_our_frames() -> None:
+    """JAX writes each op's Python stack into the HLO, up to the first frame it takes for
+    JAX's own: ours (this package, lowering the user's function) are not the user's either."""
+    from jax._src import source_info_util
+
+    source_info_util.register_exclusion(os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep)
+
+
+_exclude_our_frames()
+
+
 def capture_function(fn, *args, profile: bool | int = False, save_to: str | os.PathLike | None = None,
                      **kwargs) -> CaptureResult:
     """Lower and compile `fn` for these arguments with dumps on; with `profile`, run it

@@ -9,7 +9,7 @@ name), `args`, `cwd`, `started` (ISO time), `exit_status` (0 ok, 1 raised, negat
 by that signal), `seconds` (the script's own run time), `capture_seconds` (all of it: the
 interpreter's start and the profile's export too), `error` (the traceback, or null),
 `dump` and `profile` (folders; profile null when none was taken), `profile_note` (why a
-profile is short or missing), `xla_flags` (the XLA_FLAGS the script started with),
+profile is short or missing), `notes` (what else the run did otherwise than asked), `xla_flags` (the XLA_FLAGS the script started with),
 `compiled` (per module label: `memory_analysis` and `cost_analysis` figures), `files`
 (every file, relative).
 """
@@ -31,12 +31,12 @@ REQUIRED = ("script", "exit_status", "dump")
 def write_manifest(folder: Path, kind: str, script: str, args: list[str], started: datetime, **fields) -> dict:
     """Write the manifest last, listing every file the capture holds; returns it.
 
-    `fields`: exit_status, seconds, capture_seconds, error, profile_note, xla_flags, compiled.
+    `fields`: exit_status, seconds, capture_seconds, error, profile_note, notes, xla_flags, compiled.
     """
     files = sorted(str(Path(root, f).relative_to(folder)) for root, _, names in os.walk(folder) for f in names)
     manifest = {
         "format": FORMAT, "kind": kind, "script": script, "args": args, "cwd": os.getcwd(),
-        "started": started.isoformat(timespec="seconds"), "error": None, "profile_note": None, "compiled": [],
+        "started": started.isoformat(timespec="seconds"), "error": None, "profile_note": None, "notes": [], "compiled": [],
         **fields,
         "dump": "dump", "profile": "profile" if (folder / "profile").is_dir() else None,
         "files": [f for f in files if f != CAPTURE_MANIFEST],

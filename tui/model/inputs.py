@@ -76,6 +76,7 @@ def load_workspace(paths: list[str | os.PathLike], main: str | None = None, prog
     traces = []
     warnings: list[str] = []
     capture = None
+    captured = set()  # profiles a capture took: one it could not take is a warning, not an error
     for raw in paths:
         path = Path(raw)
         kind = input_kind(path)
@@ -88,6 +89,7 @@ def load_workspace(paths: list[str | os.PathLike], main: str | None = None, prog
             profile = path / capture["profile"] if capture.get("profile") else None
             if profile is not None and profile.is_dir() and _find_profile_files(profile):
                 traces.append(profile)
+                captured.add(profile)
         elif kind == "dump":
             modules += _dump_modules(path, warnings)
             if _find_profile_files(path):
@@ -105,10 +107,16 @@ def load_workspace(paths: list[str | os.PathLike], main: str | None = None, prog
         from tui.model.trace import load_trace
 
         say(f"Loading profile {traces[0]}")
-        trace = load_trace(traces[0])
+        try:
+            trace = load_trace(traces[0])
+        except InputError as e:
+            if traces[0] not in captured:
+                raise
+            warnings.append(f"the run's profile is left out: {e}")  # a script that ran nothing on a device
         if len(traces) > 1:
             warnings.append(f"only the first profile was loaded ({traces[0]}); {len(traces) - 1} more ignored")
-        warnings.extend(trace.warnings)
+        if trace is not None:
+            warnings.extend(trace.warnings)
     runs_from = trace
     if not modules and trace is not None:
         modules = _profile_modules(trace)
@@ -220,6 +228,7 @@ def _capture_modules(folder: Path, capture: dict, warnings: list[str]) -> list[M
 
     if capture.get("profile_note"):
         warnings.append(capture["profile_note"])
+    warnings.extend(note for note in capture.get("notes") or [] if isinstance(note, str))
     dump = folder / capture["dump"]
     if not is_dump_folder(dump):
         return []
