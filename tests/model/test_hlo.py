@@ -159,6 +159,27 @@ def test_stack_frames_resolve_to_the_python_call_chain(tmp_path):
     assert "return jnp.sin(x) * 3" in Path(__file__).read_text().splitlines()[sine.stack[0].line - 1]
 
 
+def test_names_and_paths_beyond_ascii_read_back(tmp_path):
+    """XLA writes a string's bytes beyond ASCII in octal (`attention_\\303\\251`): a name scope
+    and a source file named in another alphabet read back as they were written."""
+    import importlib.util
+
+    import jax.numpy as jnp
+
+    source = tmp_path / "modèle_été.py"
+    source.write_text("import jax\n\ndef f(x):\n    with jax.named_scope('attention_é'):\n        return x * 2\n")
+    spec = importlib.util.spec_from_file_location("model_ete", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    import jax
+
+    text = jax.jit(module.f).lower(jnp.ones(3)).compile().as_text()
+    assert "\\303\\251" in text
+    op = next(i for i in parse_hlo(text).instructions() if i.opcode == "multiply")
+    assert "/attention_é/" in op.metadata["op_name"] and op.source == (str(source), 5)
+    assert op.stack[0].file == str(source)
+
+
 def test_dangling_stack_frame_ids_are_harmless(corpus):
     # resnet50 has stack_frame_id= in metadata but no StackFrames section (SOURCES.md).
     module = parse_hlo((corpus / "hlo/xla_cpu_benchmarks/resnet50_keras_jax_f32.hlo").read_text())

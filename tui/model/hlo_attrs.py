@@ -42,17 +42,33 @@ def parse_attributes(text: str) -> dict[str, str]:
     return attrs
 
 
-_ESCAPE = re.compile(r"\\(.)")
-_ESCAPED = {"n": "\n", "t": "\t", "r": "\r"}
+_ESCAPE = re.compile(r"\\([0-7]{1,3}|x[0-9a-fA-F]{1,2}|.)", re.DOTALL)
+_ESCAPED = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
 
 
 def unquote(value: str) -> str:
-    """A C-escaped quoted string as XLA prints it -> its text (`\\'` and `\\"` included)."""
+    """A C-escaped quoted string as XLA prints it (absl::CEscape) -> its text: `\\'`, `\\"`,
+    and the bytes of a name or path beyond ASCII, which XLA writes in octal (`attention_é` is
+    `attention_\\303\\251`), read back as UTF-8."""
     if len(value) >= 2 and value[0] == '"' and value[-1] == '"':
         body = value[1:-1]
-        if "\\" in body:
+        if "\\" not in body:
+            return body
+        if not re.search(r"\\([0-7]|x[0-9a-fA-F])", body):
             return _ESCAPE.sub(lambda m: _ESCAPED.get(m.group(1), m.group(1)), body)
-        return body
+        out, at = bytearray(), 0
+        for m in _ESCAPE.finditer(body):
+            out += body[at:m.start()].encode()
+            code = m.group(1)
+            if code[0] in "01234567":
+                out.append(int(code, 8) & 0xFF)
+            elif code[0] == "x" and len(code) > 1:
+                out.append(int(code[1:], 16))
+            else:
+                out += _ESCAPED.get(code, code).encode()
+            at = m.end()
+        out += body[at:].encode()
+        return out.decode("utf-8", errors="replace")
     return value
 
 
