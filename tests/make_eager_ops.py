@@ -3,8 +3,11 @@ when a script calls them outside `jit`.
 
 Eager calls of jax.numpy, jax.numpy.linalg/fft, jax.nn and jax.lax functions, and of JAX's
 primitives, each compile a small module named after the function (`x % 3` is `jit_remainder`,
-`jnp.unstack(x)` is `jit_unstack`). Those modules can run as often as the user's train step,
-so the main-module choice (tui/model/main_module.py) sets them aside by name. The list is read
+`jnp.unstack(x)` is `jit_unstack`), and JAX's own jitted functions compile theirs
+(`jax.random.normal` runs `jit__normal`). Those modules can run as often as the user's train
+step, so the main-module choice (tui/model/main_module.py) sets them aside by name. Left out:
+the wrappers whose module is the user's own code (`exp.call(x)` of a jax.export is
+`jit_call_exported`; an eager `lax.scan` over the user's step is `jit_scan`). The list is read
 off the JAX installed here and kept in the repository (xla-tui does not import JAX to open a
 dump); names already listed are kept, so a newer JAX only adds to it.
 
@@ -13,15 +16,22 @@ dump); names already listed are kept, so a newer JAX only adds to it.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import sys
 import textwrap
 import types
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[1] / "tui" / "model" / "eager_ops.py"
+USER_CODE = {"call_exported", "closed_call", "core_call", "call", "pjit", "jit", "scan", "while", "while_loop",
+             "fori_loop", "cond", "switch", "map", "checkpoint", "remat", "custom_jvp_call", "custom_vjp_call",
+             "shard_map", "xla_pmap", "pmap", "vmap"}
 
 
-def jax_names() -> set[str]:
+def jax_names() -> tuple[set[str], set[str]]:
+    """(public names eager calls compile as `jit_<name>`, JAX's private jitted functions, which
+    compile as `jit__<name>`), as main_module.name_key writes them."""
     import jax
     import jax.lax
     import jax.nn
@@ -32,31 +42,46 @@ def jax_names() -> set[str]:
 
     names = {n for module in (jnp, jnp.linalg, jnp.fft, jax.nn, jax.lax) for n in dir(module)
              if not n.startswith("_") and callable(getattr(module, n))}
-    names |= {value.name for module_name, module in list(sys.modules.items())
-              if module_name.startswith("jax._src") and isinstance(module, types.ModuleType)
-              for value in list(vars(module).values()) if isinstance(value, core.Primitive)}
-    return {name_key(n) for n in names} - {""}
+    for info in pkgutil.walk_packages(jax._src.__path__, "jax._src."):  # every module, for its jitted functions
+        try:
+            importlib.import_module(info.name)
+        except Exception:  # noqa: BLE001 - a backend's or an optional dependency's module
+            continue
+    modules = [m for name, m in list(sys.modules.items()) if name.startswith("jax._src") and isinstance(m, types.ModuleType)]
+    names |= {value.name for module in modules for value in list(vars(module).values()) if isinstance(value, core.Primitive)}
+    private = {getattr(value, "__name__", "") for module in modules for value in list(vars(module).values())
+               if callable(value) and hasattr(value, "lower") and hasattr(value, "trace")}  # jax.jit'ed at import
+    private = {n for n in private if n.startswith("_")}  # `_normal` compiles as `jit__normal`
+    return {name_key(n) for n in names} - {""}, {name_key(n) for n in private} - {""}
 
 
 def main() -> None:
     import jax
 
     sys.path.insert(0, str(OUT.parents[2]))
-    from tui.model.eager_ops import EAGER_OPS
+    from tui.model import eager_ops
 
-    names = sorted(set(EAGER_OPS) | jax_names())
-    body = textwrap.fill(" ".join(names), 100, initial_indent="    ", subsequent_indent="    ", break_on_hyphens=False)
+    public, private = jax_names()
+    names = sorted((set(eager_ops.EAGER_OPS) | public) - USER_CODE)
+    privates = sorted(set(getattr(eager_ops, "PRIVATE_OPS", ())) | private)
+    body, private_body = (textwrap.fill(" ".join(listed), 100, initial_indent="    ", subsequent_indent="    ",
+                                        break_on_hyphens=False) for listed in (names, privates))
     OUT.write_text(f'''"""Names JAX compiles a module of its own for (`jit_<name>`) when a script calls them outside jit.
 
-jax.numpy (and its linalg and fft), jax.nn and jax.lax functions, and JAX's primitives: made by
-tests/make_eager_ops.py (last from JAX {jax.__version__}); see tui/model/main_module.py.
+jax.numpy (and its linalg and fft), jax.nn and jax.lax functions, JAX's primitives and its own
+jitted functions, but for those wrapping the user's code: made by tests/make_eager_ops.py (last from JAX {jax.__version__}); see tui/model/main_module.py.
 """
 
 EAGER_OPS = frozenset("""
 {body}
 """.split())
+
+# JAX's own jitted functions, named with an underscore: `jax.random.normal` runs `jit__normal`.
+PRIVATE_OPS = frozenset("""
+{private_body}
+""".split())
 ''')
-    print(f"{OUT}: {len(names)} names")
+    print(f"{OUT}: {len(names)} names, {len(privates)} private")
 
 
 if __name__ == "__main__":

@@ -397,6 +397,41 @@ def test_a_script_runs_as_under_python(tmp_path):
     assert stacks and all(frame.file == str(script) for stack in stacks for frame in stack)
 
 
+def test_programs_run_as_often_are_told_apart_by_their_time(tmp_path):
+    """An init and a whole-epoch scan each run once: the init's module is the larger (jax.random
+    inlined) and its one dispatch the longer (compiling), but the epoch is where the time went;
+    a user's function named with an underscore is the user's, not one of JAX's helpers."""
+    script = tmp_path / "epoch.py"
+    script.write_text(textwrap.dedent("""
+        import jax, jax.numpy as jnp
+
+        @jax.jit
+        def init(key):
+            k1, k2, k3 = jax.random.split(key, 3)
+            return {"w": jax.random.normal(k1, (128, 128)), "v": jax.random.truncated_normal(k2, -2, 2, (128, 128)),
+                    "b": jax.random.uniform(k3, (128,))}
+
+        @jax.jit
+        def _train_epoch(p, xs):
+            def step(p, x):
+                g = jax.grad(lambda p: jnp.mean(jnp.tanh(x @ p["w"] + p["b"]) @ p["v"]))(p)
+                return jax.tree.map(lambda a, b: a - 0.01 * b, p, g), None
+            return jax.lax.scan(step, p, xs)[0]
+
+        jax.block_until_ready(_train_epoch(init(jax.random.key(0)), jnp.ones((100, 64, 128))))
+        """))
+    run = xla_tui("--summary", "--json", str(script))
+    assert run.returncode == 0, run.stderr[-2000:]
+    summary = summary_of(run)
+    sizes = {m["name"]: m["instructions"] for m in summary["modules"]}
+    assert sizes["jit_init"] > sizes["jit__train_epoch"]  # the larger-module rule would pick the init
+    by_program = {}
+    for op in summary["trace"]["top_ops"]:
+        by_program[op["program"]] = by_program.get(op["program"], 0) + op["total_us"]
+    busiest = max(by_program, key=by_program.get)
+    assert busiest.startswith("jit__train_epoch(") and summary["main_module"].endswith(".jit__train_epoch")
+
+
 def test_a_script_that_compiles_nothing_is_summed_up(tmp_path):
     """A script that starts JAX and fails before compiling anything: its profile holds no
     events, which is said, not taken for bad input (exit 2, no summary, the temporary capture

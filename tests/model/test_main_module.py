@@ -24,7 +24,9 @@ SCRIPT = textwrap.dedent(
 
     @jax.jit
     def step(w, x):
-        return jnp.tanh(x @ w).sum()
+        h = jax.nn.softmax(jnp.tanh(x @ w) @ w.T)
+        h = jax.nn.gelu(jax.nn.standardize(h @ w) @ w)
+        return jnp.tanh(jnp.cumsum(h, axis=0) @ w).sum() + jax.nn.logsumexp(h)
 
     key = jax.random.key(0)
     w = jax.random.normal(key, (32, 32))
@@ -33,6 +35,14 @@ SCRIPT = textwrap.dedent(
     jax.jit(lambda v: v * 2)(x)
     for _ in range(3):  # eager ops a script runs beside its step, as often or more
         (x % 3, jnp.unstack(x), jax.nn.relu(x), jnp.linalg.norm(x), jax.lax.rem(x, 2.0))
+
+    @jax.jit
+    def _private_step(v):  # the user's, though named like JAX's private functions
+        return jnp.cos(v).sum()
+
+    _private_step(x)
+    jax.export.export(jax.jit(jnp.sin))(x).call(x)  # a jax.export run: jit_call_exported is the user's program
+    jax.lax.scan(lambda c, v: (c + v.sum(), None), 0.0, x)  # an eager scan over the user's body: jit_scan
     """
 )
 
@@ -50,7 +60,7 @@ def random_dump(tmp_path_factory) -> Path:
 def test_helpers_are_told_from_the_users_modules(random_dump):
     names = {m.name for m in scan_dump(random_dump).modules}
     helpers = {n for n in names if is_helper(n)}
-    assert {"jit_step", "jit__lambda"} <= names - helpers
+    assert {"jit_step", "jit__lambda", "jit__private_step", "jit_call_exported", "jit_scan"} <= names - helpers
     assert {"jit__normal", "jit_broadcast_in_dim", "jit_convert_element_type", "jit_remainder", "jit_unstack",
             "jit_relu", "jit_norm", "jit_rem"} <= helpers
 
@@ -62,6 +72,9 @@ def test_the_step_is_main_although_jax_random_compiled_a_larger_module(random_du
     assert folder.main.name == "jit_step"
     assert load_workspace([random_dump]).main.name == "jit_step"
     assert scan_dump(random_dump, main="jit__normal").main.name == "jit__normal"  # still reachable by name
+    number = int(by_name["jit_step"].label.split(".")[0].removeprefix("module_"))  # and by number, as --help says
+    for wanted in (str(number), f"{number:04d}"):
+        assert load_workspace([random_dump], main=wanted).main.label == by_name["jit_step"].label
 
 
 def _oracle_events(xplane: Path, keep) -> list[tuple[float, float]]:
@@ -80,7 +93,8 @@ def test_runs_from_host_dispatch_events_agree_with_jaxlib():
     calls = events[0::2]
     assert len(events) == 6 and all(start + dur >= s2 + d2 for (start, dur), (s2, d2) in zip(events[0::2], events[1::2]))
     assert runs["jit_train_step"].count == 3
-    assert abs(runs["jit_train_step"].total_ns - sum(dur for _, dur in calls)) <= 10
+    # the dispatches' time (the first compiles, the run comes after them) is no measure of the program
+    assert sum(dur for _, dur in calls) > 0 and runs["jit_train_step"].total_ns == 0
     assert load_workspace([FIXTURES / "transformer"]).main.name == "jit_train_step"
 
 

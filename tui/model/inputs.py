@@ -7,12 +7,13 @@ capture, profile file or logdir) so the CLI, the app and `--summary` agree.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Callable
 
 from tui.model.capture_manifest import CAPTURE_MANIFEST, read_manifest
 from tui.model.errors import NOT_A_FILE, InputError
-from tui.model.main_module import Runs, module_runs, pick_main
+from tui.model.main_module import Runs, is_helper, module_runs, pick_main
 from tui.model.workspace import ModuleEntry, Workspace
 
 Progress = Callable[[str], None]
@@ -241,6 +242,9 @@ def _capture_modules(folder: Path, capture: dict, warnings: list[str]) -> list[M
     return modules
 
 
+_DUMP_NUMBER = re.compile(r"module_(\d+)\.")
+
+
 def _pick_main(modules: list[ModuleEntry], wanted: str | None, trace) -> ModuleEntry | None:
     """`--main` when given; else the module that ran most in the profile, else the largest,
     JAX's helper modules aside (see main_module)."""
@@ -248,12 +252,32 @@ def _pick_main(modules: list[ModuleEntry], wanted: str | None, trace) -> ModuleE
         for entry in modules:
             if wanted in (entry.label, entry.name) or entry.label.startswith(wanted) or entry.label.endswith("." + wanted):
                 return entry
+        if wanted.isdigit():  # the module's number, as the dump's files have it (`module_0008`) or not (`8`)
+            numbered = [m for m in modules if (n := _DUMP_NUMBER.match(m.label)) and int(n.group(1)) == int(wanted)]
+            return next((m for m in numbered if m.stage != "before optimizations"), numbered[0] if numbered else None)
         return None
     after = [m for m in modules if m.stage != "before optimizations"] or modules
     runs = module_runs(trace, [m.name for m in after]) if trace is not None and len(after) > 1 else None
     if runs:
-        runs = _runs_by_label(after, trace, runs)
+        runs = _tied_runs_by_time(after, trace, _runs_by_label(after, trace, runs))
     return pick_main(after, name=lambda m: m.name, size=lambda m: m.size, runs=runs, runs_key=lambda m: m.label)
+
+
+def _tied_runs_by_time(modules: list[ModuleEntry], trace, runs: dict[str, Runs]) -> dict[str, Runs]:
+    """The user's modules that ran most and equally often, timed by their programs' events
+    where the runs carry no device time (a host's dispatches: main_module.module_runs). An init
+    and a whole-epoch scan each ran once: the larger module was the init's (jax.random inlined),
+    the time was the epoch's."""
+    own = [m for m in modules if m.label in runs and not is_helper(m.name)]
+    top = max((runs[m.label].count for m in own), default=0)
+    tied = [m for m in own if runs[m.label].count == top]
+    if len(tied) < 2 or any(runs[m.label].total_ns for m in tied):
+        return runs
+    from tui.model.links import program_of
+    from tui.model.main_module import program_time
+
+    times = program_time(trace)
+    return {**runs, **{m.label: Runs(top, times.get(program_of(m) or "", 0)) for m in tied}}
 
 
 def _runs_by_label(modules: list[ModuleEntry], trace, runs: dict[str, Runs]) -> dict[str, Runs]:

@@ -5,7 +5,8 @@ Every op a script runs outside `jit` is compiled by JAX as a small module of its
 functions (`jit__normal`, `jit__threefry_split`) whose HLO can outgrow a small train step. So
 "the largest module" is not enough: a profile says what actually ran, and without one the
 helpers step aside. Helpers are told by name (tui/model/eager_ops.py lists every jax.numpy,
-jax.nn and jax.lax function and primitive): a jitted function of the user's named like one
+jax.nn and jax.lax function and primitive, and JAX's own private jitted functions, `_normal`;
+a user's `_train_step` is not one of those): a jitted function of the user's named like one
 (`softmax`, `solve`) steps aside too, unless no other qualifies; `--main` names it.
 """
 
@@ -16,7 +17,7 @@ from typing import Callable, NamedTuple, Sequence, TypeVar
 
 import numpy as np
 
-from tui.model.eager_ops import EAGER_OPS
+from tui.model.eager_ops import EAGER_OPS, PRIVATE_OPS
 
 M = TypeVar("M")
 
@@ -40,8 +41,8 @@ def is_helper(name: str) -> bool:
     """A module JAX compiled for itself rather than for the user's own jitted function."""
     if name in USER_PRIVATE_NAMES:
         return False
-    if name.startswith(("jit__", "pmap__")):  # private JAX functions (jax.random, jnp internals)
-        return True
+    if name.startswith(("jit__", "pmap__")):  # JAX's private jitted functions (jax.random, jnp internals)
+        return name_key(name.split("__", 1)[1]) in PRIVATE_OPS  # a user's own `_train_step` is theirs
     return name.startswith("jit_") and name_key(name[4:]) in EAGER_OPS
 
 
@@ -55,15 +56,18 @@ def module_runs(trace, module_names: Sequence[str]) -> dict[str, Runs]:
 
     Module events are device `XLA Modules` lines (`jit_step(1234)`), CPU executions
     (`[0] ...::Execute (jit_step)`) and the host's dispatch of a jitted function
-    (`PjitFunction(step)`; the first call's time includes compiling). Only the outermost
-    events count: JAX nests a dispatch event in another of the same call, and in the tracing of
-    a function that calls other jitted functions. Only the `XLA Modules` tracks are read when
-    the profile has them, so device profiles stay cheap.
+    (`PjitFunction(step)`). Only the outermost events count: JAX nests a dispatch event in
+    another of the same call, and in the tracing of a function that calls other jitted
+    functions. Only the `XLA Modules` tracks are read when the profile has them, so device
+    profiles stay cheap; their time is the device's. A host's dispatch is no measure of the
+    program (its first call's includes compiling; the run itself comes after it): its time is
+    left at 0, so between modules that ran as often, the larger is taken.
     """
     by_key: dict[str, list[str]] = {}
     for module_name in module_names:
         by_key.setdefault(name_key(module_name), []).append(module_name)
-    tracks = [t for t in trace.tracks if t.name == "XLA Modules" and t.count] or [t for t in trace.tracks if t.count]
+    device = [t for t in trace.tracks if t.name == "XLA Modules" and t.count]
+    tracks = device or [t for t in trace.tracks if t.count]
     name_ids = [track.name_id for track in tracks]  # decoding a track fills the name table
     keys = {i: key for i, event_name in enumerate(trace.names) if (key := _event_module(event_name, by_key))}
     if not keys:
@@ -85,7 +89,7 @@ def module_runs(trace, module_names: Sequence[str]) -> dict[str, Runs]:
         if counts[i]:
             for module_name in by_key[key]:
                 before = runs.get(module_name, Runs(0, 0))
-                runs[module_name] = Runs(before.count + int(counts[i]), before.total_ns + int(totals[i]))
+                runs[module_name] = Runs(before.count + int(counts[i]), before.total_ns + (int(totals[i]) if device else 0))
     return runs
 
 
@@ -112,6 +116,23 @@ def program_runs(trace) -> dict[str, int]:
                                       return_counts=True)):
             counts[programs[code]] = counts.get(programs[code], 0) + int(n)
     return counts
+
+
+def program_time(trace) -> dict[str, int]:
+    """Each program's time in ns (`jit_f(12)`), its events' durations added up, on a profile
+    whose events name their program in stats (a CPU's ops, a GPU's kernels): between modules
+    that ran as often, the one the device spent its time on is the user's program."""
+    from tui.model.links import event_programs
+
+    times: dict[str, int] = {}
+    for track in [t for t in trace.tracks if t.count and not t.derived]:
+        codes, programs = event_programs(track)
+        if programs:
+            named = codes >= 0
+            for code, total in enumerate(np.bincount(codes[named], weights=track.dur_ns[named], minlength=len(programs))):
+                if total:
+                    times[programs[code]] = times.get(programs[code], 0) + int(total)
+    return times
 
 
 def _event_module(event_name: str, wanted: dict[str, list[str]]) -> str | None:
