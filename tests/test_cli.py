@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, REPO
 
+from tui.model.capture_manifest import CAPTURE_MANIFEST
 from tui.model.cost import op_cost
 
 
@@ -220,6 +222,41 @@ def test_bad_inputs_get_one_clear_line(tmp_path):
     _one_line_error(run("--profile-seconds", "soon", str(FIXTURES / "mlp.hlo")), "--profile-seconds", "'soon'")
 
 
+def test_odd_inputs_inside_folders_and_odd_values_get_one_clear_line(tmp_path):
+    """Hand-written edge cases around real files: a pipe where a dump or logdir holds a file (it
+    waited for a writer for ever), bytes no UTF-8 reader takes in a trace's name, a number past
+    a double, a capture manifest with values of the wrong type (tracebacks before), a --profile
+    that is no profile (it loaded as one more module); and what the HLO parser passes over is
+    said."""
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    os.mkfifo(dump / "module_0001.jit_f.cpu_after_optimizations.txt")
+    _one_line_error(run("--summary", str(dump)), "module_0001.jit_f.cpu_after_optimizations.txt", "not a regular file")
+    beside = tmp_path / "beside"  # beside a good module, the pipe is one module's error, the rest loads
+    shutil.copytree(FIXTURES / "sharded", beside)
+    os.mkfifo(beside / "module_0001.jit_f.cpu_after_optimizations.txt")
+    loaded = run("--summary", "--json", str(beside))
+    assert loaded.returncode == 0 and any("not a regular file" in e for e in json.loads(loaded.stdout)["errors"])
+    run_dir = tmp_path / "logdir" / "plugins" / "profile" / "run1"
+    run_dir.mkdir(parents=True)
+    os.mkfifo(run_dir / "host.xplane.pb")
+    _one_line_error(run("--summary", str(tmp_path / "logdir")), "host.xplane.pb", "not a regular file")
+    for name, body in (("name.json", b'{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":1,"dur":2,"name":"a\xffb"}]}'),
+                       ("huge.json", b'{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":1e999,"dur":1,"name":"a"}]}')):
+        (tmp_path / name).write_bytes(body)
+        _one_line_error(run("--summary", str(tmp_path / name)), name, "cannot be read")
+    capture = tmp_path / "capture"
+    capture.mkdir()
+    (capture / CAPTURE_MANIFEST).write_text(json.dumps({"script": "x.py", "exit_status": 0, "dump": None}))
+    _one_line_error(run("--summary", str(capture)), "capture", "cannot be read (TypeError")
+    _one_line_error(run("--summary", str(FIXTURES / "mlp.hlo"), "--profile", str(FIXTURES / "mlp.hlo")),
+                    "mlp.hlo", "--profile takes a profile")
+    typo = tmp_path / "typo.hlo"
+    typo.write_text((FIXTURES / "mlp.hlo").read_text().replace(" maximum(", " maximumm(", 1))
+    summary = json.loads(run("--summary", "--json", str(typo)).stdout)
+    assert any("opcode XLA does not know (maximumm)" in w for w in summary["warnings"])
+
+
 def test_a_big_file_of_the_wrong_kind_is_told_at_once(tmp_path):
     """Files named as protos that are not: the byte where the message goes wrong, or protobuf's
     size limit, said before the file is read (3 GiB and 1 GiB sparse files of zeros)."""
@@ -246,8 +283,6 @@ def test_options_may_follow_a_target_that_is_not_a_script():
 
 
 def test_loading_never_writes_into_the_input_folder(tmp_path):
-    import shutil
-
     folder = tmp_path / "dump"
     shutil.copytree(FIXTURES / "transformer", folder)
     before = sorted((p.relative_to(folder), p.stat().st_mtime_ns) for p in folder.rglob("*"))

@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.reactive import var
 from textual.screen import Screen
 
-from tui.model.errors import InputError
+from tui.model.errors import InputError, unreadable
 from tui.model.workspace import Selection, Workspace
 from tui.screens.details import DetailsScreen
 from tui.screens.graph import GraphScreen
@@ -82,16 +82,17 @@ class XlaTuiApp(App):
 
         try:
             ws = load_workspace(self.paths, main=self.main_module, progress=progress, defer_profile_program=True)
+            if ws.trace is not None and self.current_mode == "timeline":
+                ws.trace.span  # what its span needs is decoded here, not on the UI thread while the timeline adopts it
+            first, deferred = ws.main, not ws.parsed  # a profile alone: its timeline shows while its program parses
+            self.call_from_thread(self._adopt, ws)
+            if deferred:
+                load_profile_program(ws, self.main_module, progress)
+                self.call_from_thread(self._program_parsed, ws, first)
         except InputError as e:
             self.call_from_thread(self._failed, str(e))
-            return
-        if ws.trace is not None and self.current_mode == "timeline":
-            ws.trace.span  # what its span needs is decoded here, not on the UI thread while the timeline adopts it
-        first, deferred = ws.main, not ws.parsed  # a profile alone: its timeline shows while its program parses
-        self.call_from_thread(self._adopt, ws)
-        if deferred:
-            load_profile_program(ws, self.main_module, progress)
-            self.call_from_thread(self._program_parsed, ws, first)
+        except Exception as e:  # noqa: BLE001 - input that broke a reader: one line and exit 2, not a spinner for ever
+            self.call_from_thread(self._failed, unreadable(self.paths, e))
 
     def _failed(self, message: str) -> None:
         self.load_error = message

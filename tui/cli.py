@@ -86,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not args.summary and not is_terminal():
             return _no_terminal(args)
+        _check_profiles(args.profile)
         capture = _capture(args)  # first: the script runs with the user's environment as it is
         # XLA's C++ logging would write over the UI and the summary.
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -110,12 +111,38 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `xla-tui --summary … | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
         return 0
+    except (RecursionError, MemoryError, UnicodeError, ValueError, TypeError, AttributeError, LookupError,
+            ArithmeticError, OSError) as e:  # odd input that broke a reader: one line, as for any bad input
+        from tui.model.errors import unreadable
+
+        inputs = ([str(capture.folder)] if capture else [args.target]) + args.profile
+        print(f"xla-tui: {unreadable(inputs, e)}", file=sys.stderr)
+        return 2
     finally:
         if capture is not None:
             capture.cleanup()
             if not capture.temporary:
                 print(f"xla-tui: the capture is saved in {capture.folder}; reopen it with `xla-tui {capture.folder}`",
                       file=sys.stderr)
+
+
+def _check_profiles(paths: list[str]) -> None:
+    """InputError for a --profile that is no profile (an HLO file, a dump folder): it would be
+    opened as one more module, and the profile asked for never loaded."""
+    from pathlib import Path
+
+    from tui.model.errors import InputError
+    from tui.model.inputs import input_kind
+
+    for path in paths:
+        kind = input_kind(Path(path))
+        if kind != "profile":
+            raise InputError(path, f"--profile takes a profile (an .xplane.pb, a trace JSON or a logdir), not {_kind_words(kind)}")
+
+
+def _kind_words(kind: str) -> str:
+    return {"hlo-folder": "a folder of HLO files", "dump": "an --xla_dump_to folder", "capture": "a saved capture",
+            "script": "a Python script"}.get(kind, "an HLO module")
 
 
 def _no_terminal(args) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 
 NOT_A_FILE = "not a regular file (a pipe, socket or device): save it to a file and open that"
 
@@ -20,9 +21,33 @@ class InputError(Exception):
     def __str__(self) -> str:
         if self.path is None and self.line is None:
             return self.problem
-        where = self.path or "<input>"
+        where = (self.path or "<input>").replace("\n", "\\n")  # a name with a newline stays on one line
         if self.line is not None:
             where += f":{self.line}"
             if self.column is not None:
                 where += f":{self.column}"
         return f"{where}: {self.problem}"
+
+
+def unreadable(paths, error: BaseException) -> str:
+    """One line for input that broke a reader in a way no check foresaw (a value of a type no
+    tool writes, a number past what it can hold): the inputs, and what went wrong."""
+    named = ", ".join(os.fspath(p) for p in paths) or "<input>"
+    detail = " ".join(str(error).split())[:300]
+    return f"{named}: cannot be read ({type(error).__name__}{': ' + detail if detail else ''})"
+
+
+def open_regular(path: str | os.PathLike):
+    """The file opened for reading in binary, or InputError where it is no regular file: a pipe
+    or device found inside a folder would block the read for ever, or never end. (Opened
+    without waiting for a writer, then checked.)"""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InputError(path, NOT_A_FILE)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise

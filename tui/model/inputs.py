@@ -133,6 +133,8 @@ def load_workspace(paths: list[str | os.PathLike], main: str | None = None, prog
     if main_entry is not None and main_entry.span is None:
         say(f"Parsing {main_entry.label}")
         main_entry.load()
+    if main_entry is not None and main_entry.loaded:  # what the parser passed over (an opcode XLA does not know)
+        ws.warnings.extend(f"{main_entry.label}: {warning}" for warning in main_entry.load().warnings)
     return ws
 
 
@@ -232,6 +234,7 @@ def _capture_modules(folder: Path, capture: dict, warnings: list[str]) -> list[M
     warnings.extend(note for note in capture.get("notes") or [] if isinstance(note, str))
     dump = folder / capture["dump"]
     if not is_dump_folder(dump):
+        warnings.append(f"no modules: {dump} holds no XLA dump (nothing was compiled, or the folder is gone)")
         return []
     modules = _dump_modules(dump, warnings)
     for stats in capture.get("compiled", []):

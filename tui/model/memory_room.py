@@ -23,6 +23,7 @@ JSON_FACTOR = 3  # bytes of memory per byte of (decompressed) JSON
 PLAIN_JSON_FACTOR = 6  # the same, for a trace whose fields must be mended (chrome_fields): its plain JSON
 # objects (3.6x on the bench profile), beside the text and the mended text
 HLO_TEXT_FACTOR = 4  # bytes of memory per byte of HLO text: the text and its parse
+SIDE_FILE_FACTOR = 4  # the same for XLA's live-range and buffer-assignment files: the text and its rows
 HLO_PROTO_FACTOR = 24  # bytes of memory per byte of a serialized HLO module: jaxlib's copy, its text, our parse
 GZIP_RATIO = 10  # bytes of JSON per byte of gzip, at least (20 on the bench's perfetto trace)
 

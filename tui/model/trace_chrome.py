@@ -32,7 +32,7 @@ from typing import Callable
 import msgspec
 import numpy as np
 
-from tui.model.errors import InputError
+from tui.model.errors import InputError, open_regular
 from tui.model.chrome_fields import as_number, mended
 from tui.model.memory_room import GZIP_RATIO, JSON_FACTOR, PLAIN_JSON_FACTOR, check_room
 from tui.model.trace import CounterTrack, NameTable, Trace, Track
@@ -152,7 +152,7 @@ def _check_start(path: Path) -> int:
     Returns the size of its JSON, at least. (A gzip's trailer states it, modulo 4 GiB, but a
     cut-off file's last bytes are no trailer, and it should be called cut off, not big.)"""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             head = f.read(_HEAD)
             size = os.fstat(f.fileno()).st_size
     except OSError as error:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tui.model.errors import InputError
+from tui.model.errors import InputError, open_regular
 from tui.model.memory_room import XPLANE_FACTOR, check_room
 from tui.model.profile_programs import embedded_programs
 from tui.model.protowire import check_framing, top_level_fields
@@ -137,7 +137,7 @@ def _check_framing(path: Path) -> int:
     gigabytes is read in whole. (An empty file has no events, which the load says.) Returns
     the file's size."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             check_framing(f)
             return os.fstat(f.fileno()).st_size
     except OSError as error:

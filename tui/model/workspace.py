@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from tui.model.errors import InputError
+from tui.model.errors import InputError, open_regular
 from tui.model.hlo import HloInstruction, HloModule, parse_hlo
 from tui.model.memory_room import HLO_TEXT_FACTOR, check_room
 
@@ -94,7 +94,7 @@ def read_text(path: Path, what: str) -> str:
     """The file's text. A binary file is told from its first 64 KiB, and then one too big for
     the memory that is free (tui/model/memory_room.py), before the rest is read."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
             if size > MAX_TEXT_BYTES:
                 raise InputError(path, f"too large to load as {what} ({size / 2**30:.1f} GiB; the limit is {MAX_TEXT_BYTES >> 30} GiB)")

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from tui.model.errors import InputError
+from tui.model.errors import InputError, open_regular
+from tui.model.memory_room import SIDE_FILE_FACTOR, check_room
 
 HOST_MEMORY_SPACE = 5  # xla::Layout::kHostMemorySpace, the S(5) in a layout
 
@@ -252,7 +253,13 @@ def parse_value_positions(text_or_path: str | os.PathLike) -> list[list[tuple[st
 def _read(text_or_path: str | os.PathLike) -> tuple[str, str | None]:
     path = None if isinstance(text_or_path, str) else os.fspath(text_or_path)
     try:
-        text = text_or_path if path is None else Path(path).read_text(encoding="utf-8", errors="replace")
+        if path is None:
+            text = text_or_path
+        else:
+            with open_regular(path) as f:
+                size = os.fstat(f.fileno()).st_size
+                check_room([path], size * SIDE_FILE_FACTOR)
+                text = f.read().decode("utf-8", errors="replace")
     except OSError as err:
         raise InputError(path, f"cannot read: {err.strerror or err}") from None
     return text.replace("\r\n", "\n"), path
