@@ -126,7 +126,9 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
         links = self._trace_links()
         runs = links.occurrences(ins) if links else None
         if runs is not None and runs.count:
-            self.app.show("timeline", instruction=ins.name, event=runs.events[0])
+            chosen = self.workspace.selection.event  # a run of it chosen in the timeline stays the one shown
+            event = chosen if chosen is not None and tuple(chosen) in {tuple(e) for e in runs.events} else runs.events[0]
+            self.app.show("timeline", instruction=ins.name, event=event)
         else:
             self.app.show("timeline", instruction=ins.name)
 
@@ -209,7 +211,7 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
         kind = f" {ins.fusion_kind}" if ins.fusion_kind else ""
         text.append(f" = {ins.opcode}{kind}", style="bold")
         comp = ins.computation
-        text.append(f"   in {comp.name} ({comp.kind}), #{ins.index + 1} of {len(comp.instructions)}"
+        text.append(f"   in {comp.name} ({comp.kind}), #{ins.index} of {len(comp.instructions)}"  # from 0, as XLA numbers it
                     + ("  ROOT" if ins.is_root else ""), style="dim")
         text.append("\n[up/down enter] follow an operand or user  [j/k] next/previous op  "
                     "[m] its buffer in the memory screen  [t] its runs in the timeline\n", style="dim italic")
