@@ -449,7 +449,7 @@ class TimelineScreen(WorkspaceScreen):
         if cost is None or not cost.known or dur_ns <= 0:
             return lines
         seconds = dur_ns / 1e9
-        return lines + [("cost", f"{cost.flops:,.0f} FLOP, {human_bytes(cost.bytes_accessed)} accessed (XLA's cost model)", None),
+        return lines + [("cost", f"{cost.flops:,.0f} FLOP, {si(cost.bytes_accessed, 'B')} accessed (XLA's cost model)", None),
                         ("this run", f"{si(cost.flops / seconds, 'FLOP/s')}, {si(cost.bytes_accessed / seconds, 'B/s')}", None)]
 
     def _show_trace_facts(self) -> None:
