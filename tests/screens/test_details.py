@@ -216,23 +216,13 @@ async def test_m_opens_the_ops_own_buffer_where_it_runs():
             assert screen.cursor == profile.time_of(profile.module.instruction(op)) != profile.peak_time
 
 
-async def test_t_keeps_the_run_chosen_in_the_timeline():
-    """`t` from an op's details shows its runs in the timeline: the run chosen there before
-    stays the one selected (it jumped to the op's first run, on another thread)."""
+async def test_ops_are_numbered_from_0_as_the_schedule_numbers_them():
     app = XlaTuiApp(TRANSFORMER)
     async with app.run_test(size=(160, 45)) as pilot:
         await _loaded(pilot)
-        await details_of(pilot, "dot.35")
-        runs = app.screen._trace_links().occurrences(app.workspace.instruction)
-        assert runs.count >= 2
-        app.select(event=runs.events[1])
-        await pilot.press("t")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        assert app.current_mode == "timeline" and tuple(app.selection.event) == tuple(runs.events[1])
         head = (await details_of(pilot, "dot.35"))[1].splitlines()[0]
-        index = app.workspace.instruction.index  # numbered from 0, as the schedule and the memory screen number it
-        assert f"#{index} of {len(app.workspace.instruction.computation.instructions)}" in head
+        ins = app.workspace.instruction
+        assert f"#{ins.index} of {len(ins.computation.instructions)}" in head and ins.computation.instructions[ins.index] is ins
 
 
 async def test_source_excerpt_and_stack():

@@ -126,9 +126,7 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
         links = self._trace_links()
         runs = links.occurrences(ins) if links else None
         if runs is not None and runs.count:
-            chosen = self.workspace.selection.event  # a run of it chosen in the timeline stays the one shown
-            event = chosen if chosen is not None and tuple(chosen) in {tuple(e) for e in runs.events} else runs.events[0]
-            self.app.show("timeline", instruction=ins.name, event=event)
+            self.app.show("timeline", instruction=ins.name, event=runs.events[0])
         else:
             self.app.show("timeline", instruction=ins.name)
 
