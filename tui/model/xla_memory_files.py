@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import NamedTuple
 
 from tui.model.errors import InputError, open_regular
