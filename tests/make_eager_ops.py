@@ -42,17 +42,21 @@ def jax_names() -> tuple[set[str], set[str]]:
 
     names = {n for module in (jnp, jnp.linalg, jnp.fft, jax.nn, jax.lax) for n in dir(module)
              if not n.startswith("_") and callable(getattr(module, n))}
+    names |= {value.name for module in _jax_modules() for value in list(vars(module).values()) if isinstance(value, core.Primitive)}
     for info in pkgutil.walk_packages(jax._src.__path__, "jax._src."):  # every module, for its jitted functions
-        try:
+        try:  # (not for primitives: Pallas's work only inside a kernel, never compiled alone)
             importlib.import_module(info.name)
         except Exception:  # noqa: BLE001 - a backend's or an optional dependency's module
             continue
-    modules = [m for name, m in list(sys.modules.items()) if name.startswith("jax._src") and isinstance(m, types.ModuleType)]
-    names |= {value.name for module in modules for value in list(vars(module).values()) if isinstance(value, core.Primitive)}
+    modules = _jax_modules()
     private = {getattr(value, "__name__", "") for module in modules for value in list(vars(module).values())
                if callable(value) and hasattr(value, "lower") and hasattr(value, "trace")}  # jax.jit'ed at import
     private = {n for n in private if n.startswith("_")}  # `_normal` compiles as `jit__normal`
     return {name_key(n) for n in names} - {""}, {name_key(n) for n in private} - {""}
+
+
+def _jax_modules() -> list[types.ModuleType]:
+    return [m for name, m in list(sys.modules.items()) if name.startswith("jax._src") and isinstance(m, types.ModuleType)]
 
 
 def main() -> None:
@@ -62,7 +66,7 @@ def main() -> None:
     from tui.model import eager_ops
 
     public, private = jax_names()
-    names = sorted((set(eager_ops.EAGER_OPS) | public) - USER_CODE)
+    names = sorted((set(eager_ops.EAGER_OPS) | public) - USER_CODE)  # names listed before are kept
     privates = sorted(set(getattr(eager_ops, "PRIVATE_OPS", ())) | private)
     body, private_body = (textwrap.fill(" ".join(listed), 100, initial_indent="    ", subsequent_indent="    ",
                                         break_on_hyphens=False) for listed in (names, privates))
