@@ -7,7 +7,6 @@ capture, profile file or logdir) so the CLI, the app and `--summary` agree.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Callable
 
@@ -245,9 +244,6 @@ def _capture_modules(folder: Path, capture: dict, warnings: list[str]) -> list[M
     return modules
 
 
-_DUMP_NUMBER = re.compile(r"module_(\d+)\.")
-
-
 def _pick_main(modules: list[ModuleEntry], wanted: str | None, trace) -> ModuleEntry | None:
     """`--main` when given; else the module that ran most in the profile, else the largest,
     JAX's helper modules aside (see main_module)."""
@@ -256,7 +252,9 @@ def _pick_main(modules: list[ModuleEntry], wanted: str | None, trace) -> ModuleE
             if wanted in (entry.label, entry.name) or entry.label.startswith(wanted) or entry.label.endswith("." + wanted):
                 return entry
         if wanted.isdigit():  # the module's number, as the dump's files have it (`module_0008`) or not (`8`)
-            numbered = [m for m in modules if (n := _DUMP_NUMBER.match(m.label)) and int(n.group(1)) == int(wanted)]
+            from tui.model.dump import label_parts
+
+            numbered = [m for m in modules if (parts := label_parts(m.label)) and parts[0] == int(wanted)]
             return next((m for m in numbered if m.stage != "before optimizations"), numbered[0] if numbered else None)
         return None
     after = [m for m in modules if m.stage != "before optimizations"] or modules

@@ -48,6 +48,7 @@ import numpy as np
 
 from tui.model.categories import ASYNC_HALVES, category_of_event_name, instruction_category
 from tui.model.cost import op_cost
+from tui.model.dump import label_parts
 from tui.model.hlo import HloInstruction, HloModule
 from tui.model.roofline import Chip, profile_chip
 from tui.model.scopes import NO_SCOPE, name_scope, source_line
@@ -60,7 +61,6 @@ HLO_OP, HLO_MODULE, PROGRAM_ID = "hlo_op", "hlo_module", "program_id"
 DEVICE_DURATION = "device_duration_ps"  # a TPU op's own time, where its span on the trace is longer
 CORRELATION_KEYS = ("correlation_id", "correlation")  # an xplane's GPU stats; a PyTorch profiler trace's args
 _PROGRAM_ID = re.compile(r"\(\d+\)$")
-_DUMP_LABEL = re.compile(r"module_(\d+)\.(.+)")  # tui.model.dump's labels
 GRAPH_NODE = "cuda_graph_node_id"
 COMMAND_BUFFER = "command_buffer"  # XLA's name for a CUDA graph of thunks (`command_buffer_1`)
 MEMCPY = "memcpy"  # how a graph's copy nodes are named, whatever the case: `memcpy32_post`, `MemcpyD2D`
@@ -302,8 +302,8 @@ def program_of(entry: ModuleEntry) -> str | None:
     profile of different runs may not agree, so a profile that never ran it is not held to it)."""
     if entry.span is not None:
         return entry.label
-    dumped = _DUMP_LABEL.fullmatch(entry.label)
-    return f"{dumped.group(2)}({int(dumped.group(1))})" if dumped else None
+    dumped = label_parts(entry.label)
+    return f"{dumped[1]}({dumped[0]})" if dumped else None
 
 
 def program_ran(trace: Trace, program: str | None) -> str | None:
