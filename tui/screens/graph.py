@@ -73,6 +73,7 @@ class GraphScreen(OpTimes, WorkspaceScreen):
         self.schedule_mode = False
         self.query_text = ""
         self._search_from: str | None = None  # the op selected when the find prompt opened (Esc goes back to it)
+        self._no_match = False  # the find prompt's query matches nothing (said in the head while it is open)
         self.matches: list[HloInstruction] = []
         self.match_at = 0
         self._module: str | None = None
@@ -243,7 +244,7 @@ class GraphScreen(OpTimes, WorkspaceScreen):
             ins = self.matches[self.match_at]
             text.append(f"find '{self.query_text}': {self.match_at + 1}/{len(self.matches)} ", style="bold")
             text.append(f"{ins.name} = {ins.opcode} in {ins.computation.name}   n/N: next/previous", style="dim")
-        elif self.query_text and self._searching:
+        elif self._no_match:
             text.append(f"find '{self.query_text}': no instruction matches", style="bold")
             text.append("   Esc: back to where the search began", style="dim")
         else:
@@ -337,17 +338,12 @@ class GraphScreen(OpTimes, WorkspaceScreen):
             self.centre(ins, remember)
         self.app.select(instruction=ins)
 
-    @property
-    def _searching(self) -> bool:
-        return any(prompt.has_class("search") for prompt in self.query("#prompt"))
-
     def action_leave(self) -> None:
-        searching = self._searching
+        searching = any(prompt.has_class("search") for prompt in self.query("#prompt"))
         if self._close_prompt() is not None:
             if searching:  # Esc in the find prompt: the search is called off (Enter keeps its match)
-                self.matches = []
-                if self._search_from is not None and self._search_from != self.workspace.selection.instruction:
-                    self.app.select(instruction=self._search_from)
+                self.matches, self._no_match = [], False
+                self._back_to_search_start()
                 self._show_head()
             return
         if self.matches:
@@ -431,6 +427,9 @@ class GraphScreen(OpTimes, WorkspaceScreen):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self._close_prompt()
+        if self._no_match:  # Enter on a query that matches nothing: the search is over, where it began
+            self._no_match = False
+            self._show_head()
 
     @work(thread=True, exclusive=True, group="search-index")
     def _build_index(self, module, label: str) -> None:
@@ -452,9 +451,14 @@ class GraphScreen(OpTimes, WorkspaceScreen):
         self.match_at = 0
         if self.matches:
             self.app.select(instruction=self.matches[0])
-        elif self._search_from is not None and self._search_from != self.workspace.selection.instruction:
-            self.app.select(instruction=self._search_from)  # a match of a shorter query is no answer to this one
+        else:
+            self._back_to_search_start()  # a match of a shorter query is no answer to this one
+        self._no_match = bool(query) and not self.matches
         self._show_head()
+
+    def _back_to_search_start(self) -> None:
+        if self._search_from is not None and self._search_from != self.workspace.selection.instruction:
+            self.app.select(instruction=self._search_from)
 
     def action_next_match(self, step: int) -> None:
         if self.matches:

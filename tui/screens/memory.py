@@ -183,7 +183,7 @@ class MemoryScreen(WorkspaceScreen):
         if start is None and row is not None:  # a buffer asked for (details' m): where its op runs
             start = profile.time_of(profile.values[row].instruction)
         ins = self.workspace.instruction
-        if start is None and ins is not None and not (ins.is_root and ins.computation is ins.computation.module.entry):
+        if start is None and ins is not None and ins is not ins.computation.module.entry.root:
             start = profile.time_of(ins)  # an op chosen elsewhere (the entry's ROOT, where the graph starts, is not a choice)
         self._show_buffer(row)
         self._move(profile.peak_time if start is None else start)
