@@ -111,8 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `xla-tui --summary … | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
         return 0
-    except (RecursionError, MemoryError, UnicodeError, ValueError, TypeError, AttributeError, LookupError,
-            ArithmeticError, OSError) as e:  # odd input that broke a reader: one line, as for any bad input
+    except Exception as e:  # noqa: BLE001 - odd input that broke a reader: one line, as the app says it
         from tui.model.errors import unreadable
 
         inputs = ([str(capture.folder)] if capture else [args.target]) + args.profile

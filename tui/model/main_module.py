@@ -61,7 +61,7 @@ def module_runs(trace, module_names: Sequence[str]) -> dict[str, Runs]:
     functions. Only the `XLA Modules` tracks are read when the profile has them, so device
     profiles stay cheap; their time is the device's. A host's dispatch is no measure of the
     program (its first call's includes compiling; the run itself comes after it): its time is
-    left at 0, so between modules that ran as often, the larger is taken.
+    left at 0 (modules that ran as often are then told apart by `program_time`).
     """
     by_key: dict[str, list[str]] = {}
     for module_name in module_names:
