@@ -803,13 +803,53 @@ def test_a_profile_too_big_for_free_memory_is_refused(monkeypatch, runs, xplane_
     memory free than that, one line says so; with enough, the same file loads."""
     import tui.model.memory_room as room
 
+    import tui.model.trace_chrome as chrome
+
     gz = runs[-1] / "perfetto_trace.json.gz"
+    json_size = len(gzip.decompress(gz.read_bytes()))
+    assert json_size > gz.stat().st_size * room.GZIP_RATIO  # the estimate from its size is a lower bound
     for path, need in ((xplane_path, xplane_path.stat().st_size * room.XPLANE_FACTOR),
-                       (gz, gz.stat().st_size * room.GZIP_RATIO * room.JSON_FACTOR)):
+                       (gz, json_size * room.JSON_FACTOR)):
         monkeypatch.setattr(room, "available_memory", lambda: need - 1)
-        one_line_error(path, r"too big to open here: it needs about [\d.]+ [KMG]iB of memory and [\d.]+ [KMG]iB is free")
+        monkeypatch.setattr(chrome, "available_memory", lambda: need - 1)
+        one_line_error(path, r"too big to open here: it (needs|expands to more than [\d.]+ [KMG]iB of JSON, which needs) "
+                             r"about [\d.]+ [KMG]iB of memory,? and [\d.]+ [KMG]iB is free")
         monkeypatch.setattr(room, "available_memory", lambda: need)
+        monkeypatch.setattr(chrome, "available_memory", lambda: need)
         assert load_trace(path).event_count > 0
+
+
+def test_a_gzip_that_expands_past_free_memory_is_refused_as_it_expands(monkeypatch, tmp_path):
+    """A small gzip can expand a thousandfold (a gzip bomb): its size said it fits, but it is
+    inflated only as far as free memory allows, then refused in one line."""
+    import tui.model.trace_chrome as chrome
+
+    bomb = tmp_path / "bomb.json.gz"
+    event = b'{"name": "step", "ph": "X", "ts": 0, "dur": 1, "pid": 1, "tid": 1}'
+    bomb.write_bytes(gzip.compress(b'{"traceEvents": [' + event + b" " * (64 << 20) + b"]}", compresslevel=9))
+    assert bomb.stat().st_size < 100_000
+    free = 12 << 20  # enough for the estimate from its size; the JSON is 64 MiB
+    monkeypatch.setattr(chrome, "available_memory", lambda: free)
+    inflated = []
+    real = chrome.zlib.decompressobj
+
+    class Counting:
+        def __init__(self, **kwargs):
+            self.inner = real(**kwargs)
+
+        def decompress(self, data, most=0):
+            out = self.inner.decompress(data, most)
+            inflated.append(len(out))
+            return out
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+    monkeypatch.setattr(chrome.zlib, "decompressobj", Counting)
+    one_line_error(bomb, r"too big to open here: it expands to more than 4\.0 MiB of JSON")
+    assert max(inflated) <= free // 3 + 1  # stopped as soon as it passed the room, not inflated whole
+    monkeypatch.setattr(chrome, "available_memory", lambda: 1 << 30)
+    assert load_trace(bomb).event_count == 1  # with room, the same file loads
 
 
 def test_a_bare_event_list_may_leave_out_its_closing_bracket(tmp_path, runs, jtrace):

@@ -15,7 +15,6 @@ Fields of another JSON type than the format's are read as Perfetto reads them (c
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
 import threading
@@ -34,7 +33,8 @@ import numpy as np
 
 from tui.model.errors import InputError, open_regular
 from tui.model.chrome_fields import as_number, mended
-from tui.model.memory_room import GZIP_RATIO, JSON_FACTOR, PLAIN_JSON_FACTOR, check_room
+from tui.model.memory_room import GZIP_RATIO, JSON_FACTOR, PLAIN_JSON_FACTOR, available_memory, check_room
+from tui.model.shapes import human_bytes
 from tui.model.trace import CounterTrack, NameTable, Trace, Track
 from tui.model.trace_flows import FlowPoint
 from tui.model.words import counted
@@ -98,10 +98,7 @@ def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS, 
         raise InputError(path, f"cannot read: {error.strerror or error}") from None
     compressed = raw[:2] == _GZIP
     if compressed:
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as error:
-            raise InputError(path, f"truncated or corrupt gzip ({error})") from None
+        raw = _gunzip(path, raw)
     if raw.startswith(BOM_UTF8):  # Windows tools write one first: not JSON, but no error either
         raw = raw[len(BOM_UTF8):]
     refused = None
@@ -120,6 +117,31 @@ def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS, 
         return decoders[-1].decode(text), notes
     except msgspec.ValidationError as error:
         raise InputError(path, f"JSON but not a Chrome trace: {refused or error}") from None
+
+
+def _gunzip(path: Path, raw: bytes) -> bytes:
+    """The gzip's contents, refused once they pass what free memory can load (a small file can
+    expand a thousandfold: its size gave only an estimate, GZIP_RATIO). One pass, no copy for a
+    gzip of one member (each member is inflated at most to the room left)."""
+    free = available_memory()
+    room = None if free is None else free // JSON_FACTOR
+    parts: list[bytes] = []
+    size = 0
+    try:
+        while raw:
+            inflate = zlib.decompressobj(wbits=31)
+            parts.append(inflate.decompress(raw) if room is None else inflate.decompress(raw, room - size + 1))
+            size += len(parts[-1])
+            if room is not None and size > room:
+                raise InputError(path, f"too big to open here: it expands to more than {human_bytes(room)} of JSON, "
+                                       f"which needs about {human_bytes(size * JSON_FACTOR)} of memory, "
+                                       f"and {human_bytes(free)} is free")
+            if not inflate.eof:
+                raise EOFError("the file ends before the compressed data does")
+            raw = inflate.unused_data.lstrip(b"\0")  # gzip pads members with zeros at times
+    except (EOFError, zlib.error) as error:
+        raise InputError(path, f"truncated or corrupt gzip ({error})") from None
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _events(doc) -> list:
