@@ -1051,6 +1051,31 @@ def test_a_json_trace_with_a_byte_order_mark_loads(tmp_path, runs, jtrace):
         assert with_args and all(trace.tracks[k].event_args(i) == jtrace.tracks[k].event_args(i) for k, i in with_args)
 
 
+def test_bytes_that_are_not_utf8_are_shown_as_replacement_characters(tmp_path, runs, jtrace):
+    """A trace written by a tool that puts Latin-1 names in its JSON: as a browser's trace viewer
+    reads it, each byte that is not UTF-8 is U+FFFD, and the rest loads as it is, with one
+    warning naming the first such byte's line and column (plain and gzipped)."""
+    events = json_events(runs[-1] / "perfetto_trace.json.gz")
+    named = next(k for k, event in enumerate(events) if event.get("ph") == "X" and event.get("args"))
+    events[named] = {**events[named], "name": "@NAME@", "args": {**events[named]["args"], "note": "@ARG@"}}
+    text = json.dumps({"traceEvents": events}).encode()
+    at = text.index(b'"@NAME@"')
+    line, column = text.count(b"\n", 0, at) + 1, at - (text.rfind(b"\n", 0, at) + 1) + 5  # from 1, past `"caf`
+    text = text.replace(b"@NAME@", b"caf\xe9 step").replace(b"@ARG@", b"\xff\xfe")
+    (tmp_path / "latin1.json").write_bytes(text)
+    (tmp_path / "latin1.json.gz").write_bytes(gzip.compress(text))
+    for name in ("latin1.json", "latin1.json.gz"):
+        trace = load_trace(tmp_path / name)
+        assert trace.event_count == jtrace.event_count and len(trace.tracks) == len(jtrace.tracks)
+        inside = " of the decompressed JSON" if name.endswith(".gz") else ""
+        assert [w for w in trace.warnings if "UTF-8" in w] == [
+            f"{name}: bytes that are not UTF-8 (the first at line {line}, column {column}{inside}) are shown as \ufffd"]
+        found = [(t, i) for t in trace.tracks for i in range(t.count) if t.event_name(i) == "caf\ufffd step"]
+        assert len(found) == 1
+        track, i = found[0]
+        assert track.event_args(i)["note"] == "\ufffd\ufffd"
+
+
 def test_a_counter_over_a_stretch_of_time_is_what_its_samples_held():
     """The H100 scan fixture's allocator bytes: the sample in force at a time is the last at or
     before it; over a stretch, the first and last value, least, most, mean (weighted by how long

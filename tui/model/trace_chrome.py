@@ -87,11 +87,13 @@ class _AsyncTrack:
         return f"async {self.cat}" if self.cat else "async"
 
 
-def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS, mend: bool = False):
+def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS, mend: bool = False,
+            notes: list[str] | None = None):
     """The file's document (a `{"traceEvents": [...]}` object or a bare list of events), by the
     first decoder whose types fit its events, and None; where none fits (or with `mend`: the
     load had to mend it, so its args are read the same way), with its events' fields put in
-    their types as Perfetto reads them, and what that changed (chrome_fields)."""
+    their types as Perfetto reads them, and what that changed (chrome_fields). Bytes that are
+    not UTF-8 are read as U+FFFD, as a browser reads them, and said so in `notes`."""
     try:
         raw = path.read_bytes()
     except OSError as error:
@@ -101,6 +103,30 @@ def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS, 
         raw = _gunzip(path, raw)
     if raw.startswith(BOM_UTF8):  # Windows tools write one first: not JSON, but no error either
         raw = raw[len(BOM_UTF8):]
+    try:
+        return _decode_json(path, raw, compressed, decoders, mend)
+    except UnicodeDecodeError:
+        raw, note = _as_utf8(raw, compressed)
+    if notes is not None:
+        notes.append(note)
+    return _decode_json(path, raw, compressed, decoders, mend)
+
+
+def _as_utf8(raw: bytes, compressed: bool) -> tuple[bytes, str]:
+    """`raw` with each byte that is not UTF-8 replaced by U+FFFD, and a note of where the first was."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        at = error.start
+    text = raw.decode("utf-8", "replace")
+    line = raw.count(b"\n", 0, at) + 1
+    column = at - (raw.rfind(b"\n", 0, at) + 1) + 1
+    inside = " of the decompressed JSON" if compressed else ""
+    return text.encode("utf-8"), (f"bytes that are not UTF-8 (the first at line {line}, column {column}{inside})"
+                                   " are shown as \ufffd")
+
+
+def _decode_json(path: Path, raw: bytes, compressed: bool, decoders: tuple[msgspec.json.Decoder, ...], mend: bool):
     refused = None
     for decoder in () if mend else decoders:
         try:
@@ -255,9 +281,10 @@ class _Host:
         self.path = path
         self.label = label
         self.warnings: list[str] = []
-        doc, mends = _decode(path)
+        notes: list[str] = []
+        doc, mends = _decode(path, notes=notes)
         self.mended = mends is not None  # its args are read mended too
-        self.warnings += [f"{path.name}: {note}" for note in mends or ()]
+        self.warnings += [f"{path.name}: {note}" for note in [*notes, *(mends or ())]]
         events, unshown = _events(doc), _unshown(doc)
         if unshown:
             self.warnings.append(f"{path.name}: its {' and '.join(unshown)} were skipped (only its traceEvents are shown)")
