@@ -241,10 +241,13 @@ def test_odd_inputs_inside_folders_and_odd_values_get_one_clear_line(tmp_path):
     run_dir.mkdir(parents=True)
     os.mkfifo(run_dir / "host.xplane.pb")
     _one_line_error(run("--summary", str(tmp_path / "logdir")), "host.xplane.pb", "not a regular file")
-    for name, body in (("name.json", b'{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":1,"dur":2,"name":"a\xffb"}]}'),
-                       ("huge.json", b'{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":1e999,"dur":1,"name":"a"}]}')):
-        (tmp_path / name).write_bytes(body)
-        _one_line_error(run("--summary", str(tmp_path / name)), name, "cannot be read")
+    (tmp_path / "huge.json").write_bytes(b'{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":1e999,"dur":1,"name":"a"}]}')
+    _one_line_error(run("--summary", str(tmp_path / "huge.json")), "huge.json", "cannot be read")
+    (tmp_path / "name.json").write_bytes(b'{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":1,"dur":2,"name":"a\xffb"}]}')
+    odd = run("--summary", "--json", str(tmp_path / "name.json"))  # loads, as a browser reads it
+    assert odd.returncode == 0 and json.loads(odd.stdout)["trace"]["events"] == 1
+    assert json.loads(odd.stdout)["warnings"] == [
+        "name.json: bytes that are not UTF-8 (the first at line 1, column 67) are shown as \ufffd"]
     capture = tmp_path / "capture"
     capture.mkdir()
     (capture / CAPTURE_MANIFEST).write_text(json.dumps({"script": "x.py", "exit_status": 0, "dump": None}))
