@@ -109,6 +109,37 @@ def test_sidecars_are_the_truth_and_say_so():
     assert {v.name: (v.start, v.end) for v in computed(hlo).values} == report.buffers
 
 
+def test_xla_files_that_cannot_be_used_are_named_with_why(tmp_path):
+    """A live-range file cut short, or one written for another module: the peak comes from the
+    next source (the buffer assignment's own ranges, else the schedule) and equals XLA's, and
+    the file passed over is named, with why, in the profile and in --summary's warnings."""
+    from tui.model.summary import summarize
+    from tui.model.workspace import Workspace
+
+    source = next((FIXTURES / "transformer").glob("module_0014*after_optimizations.txt"))
+    report = parse_live_range(_sidecar(source, "-live-range.txt"))
+    hlo = tmp_path / source.name
+    shutil.copy(source, hlo)
+    live = _sidecar(hlo, "-live-range.txt")
+    live.write_text(_sidecar(source, "-live-range.txt").read_text()[:200] + "\n%dot.1{} : bogus\n")
+    entry = ModuleEntry(hlo.name, hlo.name, hlo, live_range_path=live)
+    profile = memory_profile(entry)
+    assert (profile.source, profile.peak_bytes, profile.peak_time) == (SOURCE_COMPUTED, report.peak_bytes, report.peak_time)
+    assert len(profile.skipped) == 1 and profile.skipped[0].startswith(f"{live}:")
+    assert profile.skipped[0].endswith(f"(not used; live ranges: {SOURCE_COMPUTED})")
+    ws = Workspace([ModuleEntry(hlo.name, hlo.name, hlo, live_range_path=live)])
+    assert profile.skipped[0] in summarize(ws)["warnings"]
+
+    other = next(p for p in (FIXTURES / "transformer").glob("*after_optimizations.txt") if p.name != source.name
+                 and _sidecar(p, "-live-range.txt").exists())
+    shutil.copy(_sidecar(other, "-live-range.txt"), live)
+    profile = memory_profile(ModuleEntry(hlo.name, hlo.name, hlo, live_range_path=live))
+    assert (profile.source, profile.peak_bytes) == (SOURCE_COMPUTED, report.peak_bytes)
+    assert profile.skipped == [f"{live}: names instructions or values this module lacks"
+                               f" (not used; live ranges: {SOURCE_COMPUTED})"]
+    assert memory_profile(entry_for(source)).skipped == []
+
+
 def test_allocations_and_kinds_come_from_the_buffer_assignment():
     hlo = next((FIXTURES / "transformer").glob("module_0014*after_optimizations.txt"))
     profile = memory_profile(entry_for(hlo))

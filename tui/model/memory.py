@@ -44,6 +44,7 @@ class Peak:
     buffers: list[tuple[str, int]] = field(default_factory=list)  # (buffer, bytes) live at the peak
     time: int | None = None  # program point
     by_space: dict[str, int] = field(default_factory=dict)  # space_name -> MemoryProfile.most_by_space
+    skipped: list[str] = field(default_factory=list)  # MemoryProfile.skipped
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,7 @@ class MemoryProfile:
         self.sequence = ranges.sequence
         self.end_time = ranges.end_time
         self.source = source
+        self.skipped: list[str] = []  # XLA's files beside the module that could not be used, and why
         values = sorted(ranges.values, key=lambda v: (v.start, v.end, v.name))
         self.values: list[LiveValue] = values
         self.names = [v.name for v in values]
@@ -355,28 +357,39 @@ def _build(entry: ModuleEntry) -> MemoryProfile:
     from tui.model.xla_memory_files import parse_buffer_assignment, parse_live_range
 
     module = entry.load()
+    skipped: list[str] = []  # XLA's files that could not be used, and why
     assignment = None
     if entry.buffer_assignment_path is not None:
-        assignment = _try(parse_buffer_assignment, entry.buffer_assignment_path)
+        assignment = _try(parse_buffer_assignment, entry.buffer_assignment_path, skipped)
     report, source = None, SOURCE_LIVE_RANGE
     if entry.live_range_path is not None:
-        report = _try(parse_live_range, entry.live_range_path)
+        report = _try(parse_live_range, entry.live_range_path, skipped)
     if report is None and assignment is not None and assignment.live_range is not None:
         report, source = assignment.live_range, SOURCE_BUFFER_ASSIGNMENT
     if report is not None:
-        ranges = _ranges_from_report(module, report, entry.live_range_path or entry.buffer_assignment_path)
+        path = entry.live_range_path if source == SOURCE_LIVE_RANGE else entry.buffer_assignment_path
+        ranges = _ranges_from_report(module, report, path)
         if ranges is not None:
-            return MemoryProfile(module, ranges, source, report, assignment)
+            return _noting(MemoryProfile(module, ranges, source, report, assignment), skipped)
+        skipped.append(f"{path}: names instructions or values this module lacks")
     if not module.is_scheduled:
         raise _NoProfile("the module is not scheduled (no program order yet): open the module after optimizations"
                          " (o in the graph, where the dump has it)")
-    return MemoryProfile(module, compute_live_ranges(module), SOURCE_COMPUTED, None, assignment)
+    return _noting(MemoryProfile(module, compute_live_ranges(module), SOURCE_COMPUTED, None, assignment), skipped)
 
 
-def _try(parse, path: os.PathLike):
+def _noting(profile: MemoryProfile, skipped: list[str]) -> MemoryProfile:
+    """`profile`, saying which of XLA's files it could not use, and where its numbers come from instead."""
+    profile.skipped = [f"{note} (not used; live ranges: {profile.source})" for note in skipped]
+    return profile
+
+
+def _try(parse, path: os.PathLike, skipped: list[str]):
+    """What `parse` makes of XLA's file at `path`, or None, with why in `skipped`."""
     try:
         return parse(path)
-    except InputError:
+    except InputError as error:
+        skipped.append(str(error))
         return None
 
 
@@ -471,7 +484,7 @@ def peak_memory(entry: ModuleEntry) -> Peak | None:
         profile = None
     if profile is not None:
         by_space = {space_name(space): most for space, most in profile.most_by_space().items()}
-        return Peak(profile.peak_bytes, profile.source, profile.peak_buffers(), profile.peak_time, by_space)
+        return Peak(profile.peak_bytes, profile.source, profile.peak_buffers(), profile.peak_time, by_space, profile.skipped)
     stats = entry.compiled_stats.get("memory_analysis")
     if stats:
         total = (stats.get("argument_size_in_bytes", 0) + stats.get("output_size_in_bytes", 0)

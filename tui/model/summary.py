@@ -27,6 +27,7 @@ def summarize(ws: Workspace) -> dict:
 
     modules = []
     errors = list(ws.errors)
+    warnings = list(ws.warnings)
     for entry in ws.modules:
         row = {"name": entry.name, "label": entry.label, "file": str(entry.path), "stage": entry.stage,
                "computations": None, "instructions": None, "peak_memory_bytes": None, "peak_memory_source": None,
@@ -44,13 +45,14 @@ def summarize(ws: Workspace) -> dict:
         if peak is not None:
             row["peak_memory_bytes"], row["peak_memory_source"] = peak.bytes, peak.source
             row["peak_memory_by_space"] = peak.by_space or None
+            warnings += peak.skipped
         modules.append(row)
     trace = _trace_facts(ws) if ws.trace is not None else None
     out = {
         "main_module": ws.main.label if ws.main else None,
         "modules": modules,
         "trace": trace,
-        "warnings": list(ws.warnings),
+        "warnings": warnings,
         "errors": errors,
     }
     if ws.capture is not None:

@@ -176,6 +176,8 @@ class MemoryScreen(WorkspaceScreen):
         series = [(space_name(space), profile.live[space]) for space in profile.spaces]
         self.chart.set_series(series, markers)
         self._head(self._head_text(entry, profile))
+        for note in profile.skipped:
+            self.notify(note, severity="warning", timeout=8)
         sel = self.workspace.selection
         self._seen = sel
         row = self._buffer_row(sel)
