@@ -260,6 +260,20 @@ def test_odd_inputs_inside_folders_and_odd_values_get_one_clear_line(tmp_path):
     assert any("opcode XLA does not know (maximumm)" in w for w in summary["warnings"])
 
 
+def test_running_out_of_a_memory_limit_is_told_as_too_big(tmp_path):
+    """Under a memory limit the free-memory check cannot see (`ulimit -v`), a side file too big
+    for it (a 1.5 GB live-range file) is one line saying so, exit 2, not `MemoryError`."""
+    import resource
+
+    folder = tmp_path / "dump"
+    shutil.copytree(FIXTURES / "transformer", folder)
+    os.truncate(next(folder.glob("module_0014*-live-range.txt")), 1500 << 20)
+    limit = 1200 << 20
+    result = subprocess.run([sys.executable, "-m", "tui", "--summary", str(folder)], capture_output=True, text=True,
+                            timeout=300, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    _one_line_error(result, str(folder), "too big to open here: reading it ran out of the memory this process may use")
+
+
 def test_a_big_file_of_the_wrong_kind_is_told_at_once(tmp_path):
     """Files named as protos that are not: the byte where the message goes wrong, or protobuf's
     size limit, said before the file is read (3 GiB and 1 GiB sparse files of zeros)."""

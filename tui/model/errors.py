@@ -33,6 +33,8 @@ def unreadable(paths, error: BaseException) -> str:
     """One line for input that broke a reader in a way no check foresaw (a value of a type no
     tool writes, a number past what it can hold): the inputs, and what went wrong."""
     named = ", ".join(os.fspath(p) for p in paths) or "<input>"
+    if isinstance(error, MemoryError):  # a memory limit below what the free-memory checks saw (ulimit -v)
+        return f"{named}: too big to open here: reading it ran out of the memory this process may use"
     detail = " ".join(str(error).split())[:300]
     return f"{named}: cannot be read ({type(error).__name__}{': ' + detail if detail else ''})"
 
