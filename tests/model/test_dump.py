@@ -14,6 +14,7 @@ from conftest import CORPUS
 from model_functions import MODEL_FUNCTIONS
 
 from tui.model.dump import is_dump_folder, scan_dump
+from tui.model.inputs import load_workspace
 from tui.model.errors import InputError
 
 CORPUS_DUMP = CORPUS / "hlo" / "dumps" / "ptxla_gpu_sm80"
@@ -109,22 +110,21 @@ def test_repeated_compiles_are_separate_modules(dump_dir):
 
 
 def test_main_module_is_the_largest_optimized_module(dump_dir):
-    folder = scan_dump(dump_dir)
+    """With no profile to say what ran, the user's program is the largest optimized module."""
     largest = max(dump_dir.glob("*.cpu_after_optimizations.txt"), key=lambda p: (p.stat().st_size, p.name))
-    assert folder.main.after_text == largest
-    assert folder.main.size == max(m.size for m in folder.modules)
+    assert load_workspace([dump_dir]).main.path == largest
 
 
 def test_main_module_by_name_label_or_number(dump_dir):
     folder = scan_dump(dump_dir)
     rnn = next(m for m in folder.modules if m.name == "jit_rnn")
     for wanted in ("jit_rnn", rnn.label, str(rnn.number), f"{rnn.number:04d}"):
-        assert scan_dump(dump_dir, main=wanted).main == rnn
-    grads = [m for m in folder.modules if m.name == "jit_mlp_loss"]
-    assert scan_dump(dump_dir, main="jit_mlp_loss").main in grads
-    assert scan_dump(dump_dir, main=grads[0].label).main == grads[0]
-    with pytest.raises(InputError, match="no module matches 'jit_nothing'"):
-        scan_dump(dump_dir, main="jit_nothing")
+        assert load_workspace([dump_dir], main=wanted).main.label == rnn.label
+    grads = [m.label for m in folder.modules if m.name == "jit_mlp_loss"]
+    assert load_workspace([dump_dir], main="jit_mlp_loss").main.label in grads
+    assert load_workspace([dump_dir], main=grads[0]).main.label == grads[0]
+    with pytest.raises(InputError, match="no module matches --main 'jit_nothing'"):
+        load_workspace([dump_dir], main="jit_nothing")
 
 
 def test_is_dump_folder(dump_dir, tmp_path):
@@ -150,8 +150,8 @@ def test_not_a_dump_folder_is_an_input_error(tmp_path, dump_dir):
 def test_timestamped_and_per_pass_dumps(pass_dump_dir):
     folder = scan_dump(pass_dump_dir)
     assert folder.warnings == []
-    rnn = folder.main
-    assert rnn.name == "jit_rnn" and rnn.platform == "cpu"
+    rnn = next(m for m in folder.modules if m.name == "jit_rnn")
+    assert rnn.platform == "cpu"
     assert re.fullmatch(r"\d+\.module_\d+\.jit_rnn\.cpu_after_optimizations\.txt", rnn.after_text.name)
     assert rnn.before_text is not None and rnn.buffer_assignment is not None
     passes = [p for p in rnn.other if re.search(r"\.jit_rnn\.\d{4}\.", p.name)]
@@ -181,9 +181,7 @@ def test_corpus_gpu_dump():
         assert module.platform.startswith("sm_") and module.platform.endswith("_gpu")
         assert module.buffer_assignment is not None and module.memory_report is not None
         assert module.live_range is None  # this XLA appended the live ranges to the buffer assignment
-    largest = max(CORPUS_DUMP.glob("*_after_optimizations.txt"), key=lambda p: p.stat().st_size)
-    assert folder.main.after_text == largest
-    small = scan_dump(CORPUS_DUMP, main="SyncTensorsGraph.147").main
+    small = next(m for m in folder.modules if m.name == "SyncTensorsGraph.147")
     suffixes = {p.name[len(small.label) + 1:] for p in small.other}
     assert {"ptx", "thunk_sequence.txt", "fused_computation.5.hlo", "fusion.9.ttir"} <= suffixes
 
@@ -228,7 +226,6 @@ def test_names_other_platforms_and_xla_versions_write(tmp_path):
     long = by_label[f"module_0005.{long_name}"]
     assert long.after_text.name == "module_0005.cpu_after_optimizations.txt" and len(long.other) == 1
     assert "module_0005" not in by_label
-    assert folder.main is g  # after-optimization text wins over a bigger proto
     assert any("module_0009.orphan.ir-no-opt.ll" in w for w in folder.warnings)
     assert "left out 1 file not named module_NNNN.*" in folder.warnings  # the manifest
 
@@ -240,7 +237,7 @@ def test_folders_beside_the_modules_are_not_strays(tmp_path):
     assert scan_dump(tmp_path).warnings == []
 
 
-def test_proto_only_folder_picks_the_largest_proto(tmp_path):
+def test_a_proto_only_folder_has_its_modules_as_protos(tmp_path):
     touch(tmp_path, {
         "module_0001.jit_a.before_optimizations.hlo.pb": 500,
         "module_0001.jit_a.cpu_after_optimizations.hlo.pb": 100,
@@ -248,8 +245,8 @@ def test_proto_only_folder_picks_the_largest_proto(tmp_path):
         "module_0002.jit_b.cpu_after_optimizations.hlo.pb": 300,
     })
     folder = scan_dump(tmp_path)
-    assert folder.main.label == "module_0002.jit_b"
-    assert folder.main.hlo_path.name == "module_0002.jit_b.cpu_after_optimizations.hlo.pb"
+    assert [m.hlo_path.name for m in folder.modules] == ["module_0001.jit_a.cpu_after_optimizations.hlo.pb",
+                                                         "module_0002.jit_b.cpu_after_optimizations.hlo.pb"]
     assert all(m.after_text is None and m.before_pb is not None for m in folder.modules)
 
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.model.errors import InputError
-from tui.model.main_module import is_helper
 
 # `prefix.` is a timestamp (--xla_dump_include_timestamp) or a computation name; lazy, so a
 # module name that itself contains "module_" does not move the split.
@@ -44,8 +43,6 @@ _ROLES = {
     ("after", "-live-range", ".txt"): "live_range",
     ("after", "-memory-usage-report", ".txt"): "memory_report",
 }
-# Which file decides the main module: the first kind any module has, compared by size.
-_MAIN_ORDER = ("after_text", "after_pb", "before_text", "before_pb")
 
 
 @dataclass
@@ -87,7 +84,6 @@ class DumpModule:
 class DumpFolder:
     path: Path
     modules: list[DumpModule]
-    main: DumpModule | None
     warnings: list[str]
 
 
@@ -106,13 +102,9 @@ def is_dump_folder(path: str | os.PathLike) -> bool:
         return False
 
 
-def scan_dump(path: str | os.PathLike, main: str | None = None) -> DumpFolder:
-    """Group a dump folder's files per module and pick the main module.
-
-    `main` selects by module name, label (`module_0030.jit_loss`) or number; among several
-    matches, and by default among all modules but JAX's helpers (`jit__normal`, see
-    main_module), the one with the largest optimized HLO wins (the latest compile on a tie).
-    """
+def scan_dump(path: str | os.PathLike) -> DumpFolder:
+    """Group a dump folder's files per module (which of them is the user's program is
+    main_module's choice: it asks the profile too)."""
     folder = Path(path)
     try:
         with os.scandir(folder) as it:
@@ -160,8 +152,7 @@ def scan_dump(path: str | os.PathLike, main: str | None = None) -> DumpFolder:
     for module in modules:
         module.other.sort(key=str)
     modules.sort(key=lambda m: (-1 if m.number is None else m.number, m.name))
-    chosen = _pick_main(folder, modules, main)
-    return DumpFolder(folder, modules, chosen, warnings)
+    return DumpFolder(folder, modules, warnings)
 
 
 def _module_match(name: str) -> re.Match | None:
@@ -228,29 +219,9 @@ def _merge_unnamed(
     return modules
 
 
-def _pick_main(folder: Path, modules: list[DumpModule], main: str | None) -> DumpModule | None:
-    if main is None:  # JAX's helper modules step aside unless asked for by name
-        candidates = [m for m in modules if not is_helper(m.name)] or modules
-    else:
-        candidates = [m for m in modules if _matches(m, main)]
-        if not candidates:
-            shown = ", ".join(m.label for m in modules[:5]) + (", ..." if len(modules) > 5 else "")
-            raise InputError(folder, f"no module matches {main!r}; the folder has {shown}")
-    for kind in _MAIN_ORDER:
-        having = [m for m in candidates if getattr(m, kind) is not None]
-        if having:
-            return max(having, key=lambda m: (_file_size(getattr(m, kind)), m.number or 0))
-    return candidates[0] if main is not None else None
-
-
 def _file_size(path: Path | None) -> int:
     try:
         return 0 if path is None else path.stat().st_size
     except OSError:  # removed since the scan
         return 0
 
-
-def _matches(module: DumpModule, wanted: str) -> bool:
-    if wanted in (module.name, module.label):
-        return True
-    return wanted.isdigit() and module.number == int(wanted)
