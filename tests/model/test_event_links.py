@@ -73,7 +73,7 @@ def test_top_ops_add_up_the_op_events(ws):
     rows = top_ops(ws)
     ops = op_names(ws)
     assert rows and all(row.name in ops for row in rows)
-    assert [row.total_ns for row in rows] == sorted((row.total_ns for row in rows), reverse=True)
+    assert [row.self_ns for row in rows] == sorted((row.self_ns for row in rows), reverse=True)
     by_name: dict[str, list[int]] = {}
     for track, i, args in op_events(ws):
         by_name.setdefault(args["hlo_op"], []).append(int(track.dur_ns[i]))
@@ -386,3 +386,61 @@ def test_tpu_program_runs_flow_from_their_enqueue(corpus):
             assert consumers[context] <= described(correlated(trace, *enqueue))
         checked += 1
     assert checked >= 5
+
+
+_SCAN_STEP = """
+import sys, jax, jax.numpy as jnp
+def body(c, w):
+    return jnp.tanh(c @ w), None
+@jax.jit
+def step(x, ws):
+    return jax.lax.scan(body, x, ws)[0]
+x = jax.random.normal(jax.random.PRNGKey(0), (256, 256))
+ws = jax.random.normal(jax.random.PRNGKey(1), (6, 256, 256)) * 0.05
+step(x, ws).block_until_ready()
+with jax.profiler.trace(sys.argv[1]):
+    for i in range(3):
+        x = step(x, ws).block_until_ready()
+"""
+
+
+def test_ops_inside_a_loop_count_once(tmp_path):
+    """A scan's body ops run inside its `while` op's events, on the same thread: XProf's op
+    stats count each op's self time, so the loop's own time is what is left between them and
+    the ops' time is the stretch of time some op ran (the union of their events, worked out
+    here from jaxlib's own reader). Counted whole, the `while` was half of the ops' time."""
+    import subprocess
+    import sys
+
+    from jax.profiler import ProfileData
+
+    from tui.model.links import op_profile, op_time
+
+    script = tmp_path / "scan_step.py"
+    script.write_text(_SCAN_STEP)
+    subprocess.run([sys.executable, str(script), str(tmp_path / "profile")], check=True, timeout=300,
+                   env={**__import__("os").environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    xplane = next((tmp_path / "profile").rglob("*.xplane.pb"))
+    ws = load_workspace([xplane])
+    profile = op_profile(ws)
+    loop = next(row for row in profile.ops if row.name.startswith("while"))
+    assert loop.count == 3 and loop.self_ns < loop.total_ns / 5  # its body's ops ran inside it
+    body = [row for row in profile.ops if row.count == 18]  # 6 iterations of 3 steps
+    assert body and all(row.self_ns > loop.self_ns / 18 for row in body)
+    assert [row.self_ns for row in profile.ops] == sorted((row.self_ns for row in profile.ops), reverse=True)
+
+    ops = {row.name for row in profile.ops}
+    union = 0
+    for plane in ProfileData.from_file(str(xplane)).planes:
+        for line in plane.lines:
+            spans = sorted((e.start_ns, e.start_ns + e.duration_ns) for e in line.events if e.name in ops)
+            end = None
+            for a, b in spans:
+                if end is None or a >= end:
+                    union += b - a
+                    end = b
+                elif b > end:
+                    union += b - end
+                    end = b
+    assert op_time(profile.ops) == pytest.approx(union, rel=1e-6, abs=len(ops))
+    assert sum(row.self_ns for row in profile.categories) == op_time(profile.ops)

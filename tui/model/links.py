@@ -53,6 +53,7 @@ from tui.model.hlo import HloInstruction, HloModule
 from tui.model.roofline import Chip, profile_chip
 from tui.model.scopes import NO_SCOPE, name_scope, source_line
 from tui.model.trace import NameStats, Trace, Track, name_stats
+from tui.model.trace_lanes import self_times_among
 from tui.model.workspace import ModuleEntry, Workspace
 
 MODULES_TRACK = "XLA Modules"
@@ -787,8 +788,16 @@ def op_names(ws: Workspace) -> frozenset[str]:
     return frozenset(names)
 
 
+def op_time(rows: Iterable[NameStats]) -> int:
+    """The ops' time, as XProf's op stats add it up: each op's self time (a `while`'s body ops,
+    drawn inside it, count once, as themselves: the loop only for its own time between them).
+    Op tables are ordered and their shares taken by it."""
+    return sum(row.self_ns for row in rows)
+
+
 def top_ops(ws: Workspace) -> list[NameStats]:
-    """XProf's HLO op stats: the whole trace's time per XLA op and program, largest total first.
+    """XProf's HLO op stats: the whole trace's time per XLA op and program, largest self time
+    first (op_time).
 
     Op events by name (on `XLA Ops` tracks where the profile has them, each in the program of
     the `XLA Modules` run it started in), or on a GPU its kernels by the op and module in their
@@ -818,28 +827,28 @@ def top_ops(ws: Workspace) -> list[NameStats]:
             elif len(ran):  # a CPU's: each op in the program its stats name
                 program_codes, programs = event_programs(track)
                 table.add(track, ran, trace.names, track.name_id[ran], programs, program_codes[ran])
-    return table.stats()
+    return sorted(table.stats(), key=lambda row: -row.self_ns)
 
 
 class OpProfile(NamedTuple):
     """The whole trace's XLA op time: XProf's HLO op stats and its Op Profile's top level."""
 
-    ops: list[NameStats]  # a row per op and program, largest total first (top_ops), autotuning left out
+    ops: list[NameStats]  # a row per op and program, largest self time first (top_ops), autotuning left out
     rates: list[float | None]  # each op's achieved FLOP/s (op_flop_rates)
     byte_rates: list[float | None]  # and bytes/s (op_byte_rates)
     category_of: list[str]  # each op's category (op_categories)
-    categories: list[NameStats]  # the ops' time by category, largest total first
+    categories: list[NameStats]  # the ops' time by category, largest self time first
     instructions: list[HloInstruction | None]  # each op's instruction, where a module has it (op_instructions)
     autotuning: list[NameStats]  # the rows of XLA's autotuning runs (is_autotuning), left out of `ops`
     chip: Chip | None  # the chip it ran on (roofline.profile_chip): None for a host CPU or an unknown chip
 
     def times(self) -> dict[HloInstruction, int]:
-        """Each op's time over the trace by its instruction (the sum of its rows: one per program
-        it ran in), for the instructions the loaded modules have."""
+        """Each op's self time over the trace by its instruction (the sum of its rows: one per
+        program it ran in), for the instructions the loaded modules have."""
         found: dict[HloInstruction, int] = {}
         for row, ins in zip(self.ops, self.instructions):
             if ins is not None:
-                found[ins] = found.get(ins, 0) + row.total_ns
+                found[ins] = found.get(ins, 0) + row.self_ns
         return found
 
     def utilization(self) -> tuple[list[float | None], list[float | None]] | None:
@@ -921,7 +930,7 @@ def op_instructions(ws: Workspace, rows: list[NameStats]) -> list[HloInstruction
 
 def op_categories(rows: list[NameStats], instructions: list[HloInstruction | None]) -> tuple[list[NameStats], list[str]]:
     """XProf's Op Profile, its top level: top-ops rows added up by category (matmul, the fusion
-    kinds, collectives, layout changes, ...), largest total first; and each row's category: its
+    kinds, collectives, layout changes, ...), largest self time first; and each row's category: its
     instruction's (op_instructions), or for an op no module has, read from its name
     (`fusion.3`, `all-reduce-start.1`)."""
     of = [instruction_category(ins) if ins is not None else category_of_event_name(row.name)
@@ -932,20 +941,20 @@ def op_categories(rows: list[NameStats], instructions: list[HloInstruction | Non
 def op_scopes(rows: list[NameStats], instructions: list[HloInstruction | None], depth: int) -> tuple[list[NameStats], list[str]]:
     """XProf's Framework Op Stats, for JAX: top-ops rows added up by name scope (the op_name of
     their instruction without the op, cut to `depth` parts: `jit(step)/jit(main)/layer3`),
-    largest total first; and each row's scope. Ops no module has are `(no op_name)`."""
+    largest self time first; and each row's scope. Ops no module has are `(no op_name)`."""
     of = [name_scope(ins, depth) if ins is not None else NO_SCOPE for ins in instructions]
     return _added_up(rows, of), of
 
 
 def op_sources(rows: list[NameStats], instructions: list[HloInstruction | None]) -> tuple[list[NameStats], list[str]]:
-    """Top-ops rows added up by the line of Python their instruction came from, largest total
+    """Top-ops rows added up by the line of Python their instruction came from, largest self time
     first ("which line of my model takes the device's time"); and each row's line."""
     of = [source_line(ins) for ins in instructions]
     return _added_up(rows, of), of
 
 
 def _added_up(rows: list[NameStats], keys: list[str]) -> list[NameStats]:
-    """Rows added up by key (`keys[k]` is row k's), largest total first."""
+    """Rows added up by key (`keys[k]` is row k's), largest self time first (op_time)."""
     groups: dict[str, list[NameStats]] = {}
     for row, key in zip(rows, keys):
         groups.setdefault(key, []).append(row)
@@ -954,7 +963,7 @@ def _added_up(rows: list[NameStats], keys: list[str]) -> list[NameStats]:
         count, total = sum(r.count for r in members), sum(r.total_ns for r in members)
         totals.append(NameStats(name, count, total, sum(r.self_ns for r in members), total / count,
                                 min(r.min_ns for r in members), max(r.max_ns for r in members)))
-    return sorted(totals, key=lambda row: -row.total_ns)
+    return sorted(totals, key=lambda row: -row.self_ns)
 
 
 def group_rates(groups: list[NameStats], of: list[str], rows: list[NameStats], rates: list[float | None]) -> list[float | None]:
@@ -1005,7 +1014,9 @@ class _OpTable:
             return
         keys = op_program_keys(op_codes, program_codes, programs)
         durs = op_durations(track)[events]
-        selfs = np.maximum(0, durs - (track.dur_ns[events] - track.self_ns[events]))  # less its children's time
+        start = track.start_ns[events]
+        nested = track.dur_ns[events] - self_times_among(start, start + track.dur_ns[events])
+        selfs = np.maximum(0, durs - nested)  # less its nested ops' time (not the profiler's own events inside it)
         if runs is not None:
             firsts = np.flatnonzero(launch_runs(events, keys, runs))
             keys, durs, selfs = keys[firsts], np.add.reduceat(durs, firsts), np.add.reduceat(selfs, firsts)

@@ -141,8 +141,9 @@ class Point(NamedTuple):
 
 
 def points(rates: list[float | None], byte_rates: list[float | None], totals_ns: list[int]) -> list[Point]:
-    """The ops that have both FLOPs and bytes, largest share first. An op without FLOPs (a copy,
-    a collective) has no place on a log axis of FLOPs per byte, as in XProf's chart."""
+    """The ops that have both FLOPs and bytes, largest share of `totals_ns` (their op times)
+    first. An op without FLOPs (a copy, a collective) has no place on a log axis of FLOPs per
+    byte, as in XProf's chart."""
     everything = sum(totals_ns) or 1
     found = [Point(k, rate / moved, rate, total / everything)
              for k, (rate, moved, total) in enumerate(zip(rates, byte_rates, totals_ns)) if rate and moved]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING
 
 from tui.model.capture_manifest import error_tail
 from tui.model.errors import InputError
@@ -11,6 +12,9 @@ from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
 from tui.model.words import counted
 from tui.model.workspace import Workspace
+
+if TYPE_CHECKING:
+    from tui.model.trace import NameStats
 
 
 TOP_OPS = 10  # ops listed in a summary
@@ -60,10 +64,17 @@ def summarize(ws: Workspace) -> dict:
     return out
 
 
+def _op_time(row: NameStats, total: int) -> dict:
+    """An op table's row: its self time (op_time) and that time's share of all ops', beside its
+    events' whole time (a `while`'s includes its body's ops)."""
+    return {"name": row.name, "count": row.count, "self_us": row.self_ns / 1000.0, "total_us": row.total_ns / 1000.0,
+            "share": row.self_ns / total if total else 0.0}
+
+
 def _trace_facts(ws: Workspace) -> dict:
     """The profile at a glance, as XProf's overview gives it: size, lost data, devices and their
     peaks, steps, the top XLA ops and the allocators' highest memory (decodes every track)."""
-    from tui.model.links import op_profile, op_scopes, op_sources
+    from tui.model.links import op_profile, op_scopes, op_sources, op_time
     from tui.model.memory import memory_counters
     from tui.model.scopes import parting_depth
     from tui.model.utilization import DeviceTime
@@ -81,34 +92,29 @@ def _trace_facts(ws: Workspace) -> dict:
     facts["program_runs"] = _runs_by_program(trace)
     facts["steps"] = _steps(trace, devices)
     profile = op_profile(ws)
-    total = sum(row.total_ns for row in profile.ops)
+    total = op_time(profile.ops)
     chip = profile.chip
     facts["chip"] = None if chip is None else {"name": chip.name, "peak_flops": chip.peak_flops, "peak_bytes_per_s": chip.peak_bytes,
                                                "peaks_from": chip.source}
     unknown = [None] * len(profile.ops)
     flops_util, bandwidth_util = profile.utilization() or (unknown, unknown)
-    facts["top_ops"] = [{"name": row.name, "program": row.program, "count": row.count, "total_us": row.total_ns / 1000.0,
-                         "share": row.total_ns / total if total else 0.0, "flops_per_s": rate, "bytes_per_s": bandwidth,
+    facts["top_ops"] = [{"program": row.program, **_op_time(row, total), "flops_per_s": rate, "bytes_per_s": bandwidth,
                          "flops_util": of_flops, "bandwidth_util": of_bandwidth, **_roofline_place(rate, bandwidth, chip)}
                         for row, rate, bandwidth, of_flops, of_bandwidth
                         in zip(profile.ops[:TOP_OPS], profile.rates, profile.byte_rates, flops_util, bandwidth_util)]
     by_program: dict[str | None, int] = {}
     for row in profile.ops:
-        by_program[row.program] = by_program.get(row.program, 0) + row.total_ns
+        by_program[row.program] = by_program.get(row.program, 0) + row.self_ns
     facts["programs"] = [{"name": name, "total_us": ns / 1000.0, "share": ns / total if total else 0.0}
                          for name, ns in sorted(by_program.items(), key=lambda item: -item[1])]
     facts["autotuning"] = {"programs": len({row.program for row in profile.autotuning}),
                            "runs": sum(row.count for row in profile.autotuning),
                            "total_us": sum(row.total_ns for row in profile.autotuning) / 1000.0} if profile.autotuning else None
-    facts["op_categories"] = [{"name": row.name, "count": row.count, "total_us": row.total_ns / 1000.0,
-                               "share": row.total_ns / total if total else 0.0} for row in profile.categories]
+    facts["op_categories"] = [_op_time(row, total) for row in profile.categories]
     depth = parting_depth(profile.instructions)
     facts["op_scopes"] = {"depth": depth, "scopes": [
-        {"name": row.name, "count": row.count, "total_us": row.total_ns / 1000.0, "share": row.total_ns / total if total else 0.0}
-        for row in op_scopes(profile.ops, profile.instructions, depth)[0]]} if any(ins is not None for ins in profile.instructions) else None
-    facts["op_sources"] = [{"name": row.name, "count": row.count, "total_us": row.total_ns / 1000.0,
-                            "share": row.total_ns / total if total else 0.0}
-                           for row in op_sources(profile.ops, profile.instructions)[0]] if any(
+        _op_time(row, total) for row in op_scopes(profile.ops, profile.instructions, depth)[0]]} if any(ins is not None for ins in profile.instructions) else None
+    facts["op_sources"] = [_op_time(row, total) for row in op_sources(profile.ops, profile.instructions)[0]] if any(
         ins is not None and ins.source for ins in profile.instructions) else None
     facts["memory_counters"] = [{"name": c.name, "max_bytes": int(c.value.max())}
                                 for c in memory_counters(trace) if len(c.value) and c.value.max() > 0]
@@ -116,9 +122,11 @@ def _trace_facts(ws: Workspace) -> dict:
 
 
 def _roofline_place(flops_per_s: float | None, bytes_per_s: float | None, chip) -> dict:
-    """An op's place on the roofline chart: its FLOPs per byte and, on a known chip, what bounds it."""
-    intensity = flops_per_s / bytes_per_s if flops_per_s and bytes_per_s else None
-    return {"flops_per_byte": intensity, "bound": chip.bound(intensity) if chip is not None and intensity else None}
+    """An op's place on the roofline chart: its FLOPs per byte and, on a known chip, what bounds it.
+    An op that moves bytes and does no FLOPs (its bytes known, so its FLOPs are: none) sits at
+    zero FLOPs per byte, memory-bound, as XProf says of a copy or a transpose."""
+    intensity = (flops_per_s or 0.0) / bytes_per_s if bytes_per_s else None
+    return {"flops_per_byte": intensity, "bound": chip.bound(intensity) if chip is not None and intensity is not None else None}
 
 
 def _runs_by_program(trace) -> list[dict]:
@@ -290,7 +298,7 @@ def _trace_lines(trace: dict) -> list[str]:
                            if op[key])
             bound = f"  {op['bound']} bound" if op["bound"] else ""
             lines.append(f"    {op['share']:6.1%}  {op['name'].ljust(width)}  {op['count']:>7,} {'run ' if op['count'] == 1 else 'runs'}  "
-                         f"{format_ns(op['total_us'] * 1000, 4)}{rate}{bound}{program}")
+                         f"{format_ns(op['self_us'] * 1000, 4)}{rate}{bound}{program}")
     programs = trace["programs"]
     if len(programs) > 1:
         shown = ", ".join(f"{p['name'] or '(no program)'} {p['share']:.1%}" for p in programs[:TOP_PROGRAMS])

@@ -14,7 +14,7 @@ from textual import work
 
 from tui.model.errors import InputError
 from tui.model.graph_layout import Note
-from tui.model.links import OpProfile, kept_op_profile, op_profile
+from tui.model.links import OpProfile, kept_op_profile, op_profile, op_time
 from tui.model.timescale import format_ns
 from tui.model.workspace import Workspace
 from tui.screens.roofline import open_roofline
@@ -94,7 +94,7 @@ def _note(profile: OpProfile) -> tuple[Note | None, frozenset[int]]:
     """What a pane says of an op (its time_note; None when no op of the profile ran), and the
     modules with ops that ran."""
     times = profile.times()
-    total = sum(row.total_ns for row in profile.ops)
+    total = op_time(profile.ops)
     if not times or not total:
         return None, frozenset()
     return (lambda ins: time_note(times.get(ins), total)), frozenset(id(ins.computation.module) for ins in times)

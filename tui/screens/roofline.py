@@ -27,7 +27,7 @@ def open_roofline(pane: Screen, profile: OpProfile, chosen: Callable[[int], obje
     """Push the chart of the profile's ops over `pane`, on its selected op where that is plotted;
     `chosen` gets the op (its row in the profile) that Enter closed it on. Where no op can be
     plotted (none has both FLOPs and bytes), the pane says so instead."""
-    found = points(profile.rates, profile.byte_rates, [row.total_ns for row in profile.ops])
+    found = points(profile.rates, profile.byte_rates, [row.self_ns for row in profile.ops])
     if not found:
         pane.notify(NO_ROOFLINE, severity="warning")
         return
@@ -105,7 +105,7 @@ class RooflineScreen(ModalScreen["int | None"]):
                              *(["roof_flops_per_s", "bound"] if chip is not None else [])])]
         for point in self.points:
             row = self.profile.ops[point.op]
-            cells = [row.name, row.program or "", row.count, row.total_ns, point.share, point.intensity, point.rate,
+            cells = [row.name, row.program or "", row.count, row.self_ns, point.share, point.intensity, point.rate,
                      point.rate / point.intensity]
             if chip is not None:
                 cells += [attainable(chip, point.intensity), chip.bound(point.intensity)]
@@ -140,7 +140,7 @@ class RooflineScreen(ModalScreen["int | None"]):
         text.append(f"  in {row.program}" if row.program else "")
         text.append(f"  #{self.cursor + 1} of {len(self.points)} by time\n", style="dim")
         text.append(f"{point.intensity:.3g} FLOP/byte, {si(point.rate, 'FLOP/s')} and {si(point.rate / point.intensity, 'B/s')} "
-                    f"achieved over {row.count:,} runs ({format_ns(row.total_ns)}, {point.share:.1%} of the ops' time)")
+                    f"achieved over {row.count:,} runs ({format_ns(row.self_ns)}, {point.share:.1%} of the ops' time)")
         chip = self.profile.chip
         if chip is not None:
             roof = attainable(chip, point.intensity)

@@ -26,7 +26,7 @@ from tui.model.errors import InputError
 from tui.model.explain import si
 from tui.model.links import (correlated, events_of_name, group_rates, instruction_for_event, instruction_or_name,
                              kept_op_profile, kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes,
-                             op_sources, program_of, program_ran)
+                             op_sources, op_time, program_of, program_ran)
 from tui.model.kernels import KernelStats, kernel_stats
 from tui.model.scopes import DEEPEST, name_scope, parting_depth
 from tui.model.shapes import human_bytes
@@ -634,7 +634,7 @@ class TimelineScreen(WorkspaceScreen):
             return
         self.panel.focus()
         rows = profile.ops
-        total = sum(row.total_ns for row in rows)
+        total = op_time(rows)
         if not rows:
             self.panel.show_table(" No XLA op events recognised (load the program's HLO beside the profile)", rows)
         elif table == "categories":
@@ -671,7 +671,7 @@ class TimelineScreen(WorkspaceScreen):
         if self._scope_depth is None:
             self._scope_depth = parting_depth(profile.instructions)
         self._scopes = op_scopes(profile.ops, profile.instructions, self._scope_depth)
-        rows, total = self._scopes[0], sum(row.total_ns for row in profile.ops)
+        rows, total = self._scopes[0], op_time(profile.ops)
         self.panel.show_table(f" XLA op time by JAX name scope, {self._scope_depth} deep (-/+): {len(rows):,} scopes, "
                               f"{format_ns(total, 6)} in all (Enter: the scope's ops)", rows, total,
                               self._group_rates(rows, self._scopes[1]))
@@ -850,8 +850,8 @@ class TimelineScreen(WorkspaceScreen):
         profile = self._ops
         chosen = [k for k, group in enumerate(group_of) if group == name]
         rows = [profile.ops[k] for k in chosen]
-        total = sum(row.total_ns for row in profile.ops)
-        self.panel.show_table(f" {name}: {self._ops_title(rows)}, {format_ns(sum(r.total_ns for r in rows), 6)} "
+        total = op_time(profile.ops)
+        self.panel.show_table(f" {name}: {self._ops_title(rows)}, {format_ns(op_time(rows), 6)} "
                               f"of {format_ns(total, 6)} ({back})", rows, total,
                               {column: [values[k] for k in chosen] for column, values in self._rates(profile).items()})
 

@@ -128,7 +128,9 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
     def show_table(self, title: str, rows: list[NameStats], total: int | None = None,
                    rates: dict[str, list[float | None]] | None = None, notes: list[str] | None = None,
                    notes_title: str = "", columns: list[Column] | None = None) -> None:
-        """Rows of per-name time; with `total`, a column of each row's share of it, with `rates`
+        """Rows of per-name time, largest total first; with `total` (an op table's: the ops' time,
+        links.op_time), largest self time first, with a column of each row's self time's share
+        of `total` (a `while` holds its body's ops: only its own time is its share); with `rates`
         a column per rate (RATE_FORMATS' columns: each op's achieved FLOP/s, bytes/s and their
         shares of the chip's peaks; blank where unknown), with `notes` a last column of text
         titled `notes_title` (a GPU kernel's launch); with `columns`, those after the name
@@ -142,8 +144,9 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         self.columns = columns
         if columns is not None:
             self.total, self.rates = None, {}
-        # as given: largest total first (a table of its own columns: in its own order)
-        self.sort_by, self._order = ("total" if columns is None else None), list(range(len(rows)))
+        # as given (a table of its own columns: in its own order)
+        self.sort_by = None if columns is not None else "self" if total else "total"
+        self._order = list(range(len(rows)))
         programs = {row.program for row in rows}
         longest = max((len(p) for p in programs if p), default=0)
         self._program_width = min(longest, PROGRAM_WIDTH) + 2 if len(programs) > 1 else 0  # one program: said once is enough
@@ -289,7 +292,7 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         cells = [f"{row.count:,}", format_ns(row.total_ns), format_ns(row.self_ns), format_ns(row.mean_ns),
                  format_ns(row.min_ns), format_ns(row.max_ns)]
         if self.total:
-            cells.append(f"{100 * row.total_ns / self.total:.1f}")
+            cells.append(f"{100 * row.self_ns / self.total:.1f}")
         for column in rates:
             rate = self.rates[column][at]
             cells.append("" if rate is None else RATE_FORMATS[column](rate))
