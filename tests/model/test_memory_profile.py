@@ -184,16 +184,54 @@ def test_the_curve_and_its_two_peaks(programs):
         profile = memory_profile(entry_for(hlo))
         for t in range(0, profile.end_time + 1, 7):
             live = (profile.start <= t) & (profile.end >= t)
-            assert profile.live_bytes(t) == int(profile.padded[live].sum())
+            assert profile.live_bytes(t) == shared_once(profile, t)
             assert len(profile.live_at(t)) == int(live.sum())
         assert profile.max_bytes == int(profile.total.max()) >= profile.live_bytes(profile.peak_time)
-        assert profile.live_bytes(profile.peak_time) == profile.peak_bytes  # CPU: no tiling, padded == logical
+        # CPU: no tiling, padded == logical; XLA's peak counts each value, memory two share twice
+        assert profile.live_bytes(profile.peak_time) <= profile.peak_bytes == int(profile.size[profile.live_at(profile.peak_time)].sum())
         # values that share memory (an op over its dying operand) are counted once in the allocations
         footprint = sum(a.size for a in profile.assignment.allocations)
         for t in range(profile.end_time + 1):
             assert profile.allocated_bytes(t) == union_of_allocated_bytes(profile, t) <= footprint
     mlp = memory_profile(entry_for(main_hlo(programs["mlp_grad"])))
     assert mlp.max_time != mlp.peak_time and mlp.max_bytes > mlp.peak_bytes  # the case the chart must explain
+
+
+def shared_once(profile: MemoryProfile, t: int) -> int:
+    """Plainly: the values live at t, those in one place of XLA's assignment (allocation and
+    offset: a value handed on in place) counted once, by the largest of them."""
+    most: dict = {}
+    for i in np.flatnonzero((profile.start <= t) & (profile.end >= t)).tolist():
+        place = (int(profile.allocation[i]), int(profile.offset[i])) if profile.allocation[i] >= 0 else i
+        most[place] = max(most.get(place, 0), int(profile.padded[i]))
+    return sum(most.values())
+
+
+def test_a_loop_carry_handed_on_is_counted_once(tmp_path):
+    """A fori_loop updating one 4 MiB buffer in place: XLA keeps one buffer for the carry, and
+    the condition's and the body's views of it share the hand-off point. The most memory live
+    is what compiled.memory_analysis() says the program's peak is, from the dump and from the
+    HLO text alone (where the alias analysis says which values share memory), not 12 MiB."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "fill.py"
+    script.write_text(
+        "import json, sys, jax, jax.numpy as jnp\n"
+        "@jax.jit\n"
+        "def fill(buf):\n"
+        "    body = lambda i, b: jax.lax.dynamic_update_slice(b, jnp.full((1, 1024), i, b.dtype), (i, 0))\n"
+        "    return jax.lax.fori_loop(0, 1024, body, buf)\n"
+        "print(fill.lower(jnp.zeros((1024, 1024))).compile().memory_analysis().peak_memory_in_bytes)\n")
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "XLA_FLAGS": f"--xla_dump_to={tmp_path / 'dump'}"}
+    peak = int(subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, check=True,
+                              timeout=300).stdout.split()[-1])
+    hlo = next((tmp_path / "dump").glob("*jit_fill*after_optimizations.txt"))
+    for profile in (memory_profile(entry_for(hlo)), computed(hlo)):
+        assert profile.max_bytes - peak in range(0, 64)  # memory_analysis leaves out the loop's small scalars' table
+        counted_twice = max(int(profile.padded[profile.live_at(t)].sum()) for t in range(profile.end_time + 1))
+        assert counted_twice > profile.max_bytes + (4 << 20) - 64  # each value counted: the carry twice at a hand-off
 
 
 def union_of_allocated_bytes(profile: MemoryProfile, t: int) -> int:

@@ -40,6 +40,7 @@ class LiveValue:
     start: int
     end: int
     is_phi: bool = False
+    buffer: int = -1  # the HloAliasAnalysis buffer it shares with the values of the same number; -1: not known
 
     @property
     def name(self) -> str:
@@ -132,8 +133,10 @@ class _LiveRangeBuilder:
         self._flatten(entry)
         uses = {vid: self._uses(vid, places) for vid, places in positions.items()}
         values = self._ranges(positions, uses)
-        self._normalize(values, self._buffers(positions, uses, final))
-        live = [LiveValue(ins, index, start, end, vid in self.phis)
+        buffers = self._buffers(positions, uses, final)
+        self._normalize(values, buffers)
+        buffer_of = {vid: number for number, group in enumerate(buffers) for vid in group}
+        live = [LiveValue(ins, index, start, end, vid in self.phis, buffer_of.get(vid, -1))
                 for vid, (ins, index, start, end) in values.items()]
         return LiveRanges(self.sequence, live)
 

@@ -104,8 +104,8 @@ class MemoryProfile:
         sizes = [a.size for a in assignment.allocations] if assignment is not None else []
         self._allocation_base = np.concatenate(([0], np.cumsum(sizes, dtype=np.int64)))
         self.spaces = sorted(set(self.space.tolist())) or [0]
-        self.live = {s: _curve(self.start[self.space == s], self.end[self.space == s],
-                               self.padded[self.space == s], self.end_time) for s in self.spaces}
+        self._shared_memory_overlaps = self._shared_memory()
+        self.live = {s: self._curve(self.padded, self.space == s) for s in self.spaces}
         self.total = sum(self.live.values())
         self.max_time = int(np.argmax(self.total)) if len(self.total) else 0
         self.max_bytes = int(self.total[self.max_time]) if len(self.total) else 0
@@ -149,6 +149,33 @@ class MemoryProfile:
                     if kind != "other":
                         self.kind[i] = KINDS.index(kind)
 
+    def _shared_memory(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Where two values in one piece of memory are live at once: a loop's carry handed from
+        its condition to its body, a donated parameter and the output written over it (one alias
+        buffer, or one allocation and offset in XLA's assignment). Their inclusive ranges share
+        the hand-off point, where counting each counts the memory twice (XLA's peak, from its own
+        sweep, does not). (first row, second row, start, end) of each such overlap."""
+        n = len(self.values)
+        key = np.fromiter((v.buffer for v in self.values), np.int64, n)
+        known = self.allocation >= 0
+        key[known] = n + self.allocation[known] * (1 << 40) + self.offset[known]  # XLA's own placement wins
+        key[key < 0] = -1 - np.flatnonzero(key < 0)  # a value of its own
+        _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+        rows = np.flatnonzero(counts[inverse.ravel()] > 1)
+        rows = rows[np.lexsort((self.start[rows], key[rows]))]
+        a, b = rows[:-1], rows[1:]
+        meet = (key[a] == key[b]) & (self.start[b] <= self.end[a])
+        a, b = a[meet], b[meet]
+        return a, b, self.start[b], np.minimum(self.end[a], self.end[b])
+
+    def _curve(self, sizes: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Bytes live at each point of the rows chosen (a mask), memory that two values share
+        counted once where both are live (_shared_memory)."""
+        first, second, start, end = self._shared_memory_overlaps
+        both = rows[first] & rows[second]
+        return (_curve(self.start[rows], self.end[rows], sizes[rows], self.end_time)
+                - _curve(start[both], end[both], np.minimum(sizes[first], sizes[second])[both], self.end_time))
+
     def _xla_peak_moment(self) -> int:
         """HloLiveRange::ComputePeakMemoryMoment: a sweep over range ends that, at each point, adds
         the values starting there before it drops those that ended just before, and keeps the first
@@ -165,8 +192,7 @@ class MemoryProfile:
     def most_by_space(self) -> dict[int, int]:
         """Per memory space, the most bytes live at any point, sized as the peak is (XLA's sizes):
         device and host memory are separate pools, and the peak adds them up."""
-        return {space: int(_curve(self.start[ours], self.end[ours], self.size[ours], self.end_time).max(initial=0))
-                for space in self.spaces for ours in [self.space == space]}
+        return {space: int(self._curve(self.size, self.space == space).max(initial=0)) for space in self.spaces}
 
     def live_at(self, time: int, order: str = "size") -> np.ndarray:
         """Rows live at `time`, largest first ("size"), most padding first, or by definition:

@@ -212,7 +212,7 @@ class MemoryScreen(WorkspaceScreen):
             text.append(f" at #{p.max_time}  ·  ")
             text.append(f"XLA's peak {human_bytes(p.peak_bytes)}", style=f"bold {XLA_PEAK_COLOR}")
             text.append(f" at #{p.peak_time} ({p.source}; XLA counts a point's new buffers before "
-                        "freeing the dead ones when it picks its moment)", style="dim")
+                        "freeing the dead ones, and memory two values hand on twice)", style="dim")
         totals = p.totals(entry.compiled_stats.get("memory_analysis"))
         text.append("\n")
         for label, value in (("arguments", totals.arguments), ("outputs", totals.outputs),
