@@ -177,6 +177,31 @@ def test_totals_from_memory_analysis_and_computed(programs):
         assert 0 < ours.temporaries <= profile.peak_bytes
 
 
+def test_a_donated_argument_handed_back_as_it_is_counts_as_an_output(tmp_path):
+    """A train step that donates its state and returns a frozen leaf unchanged: that parameter is
+    an output too. From the HLO text alone the outputs are memory_analysis()'s (they were only
+    the new values: 4 KiB of 1 MiB), and so are the arguments and the aliased bytes."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "step.py"
+    script.write_text(
+        "import json, jax, jax.numpy as jnp\n"
+        "def step(state, x):\n"
+        "    g = jax.grad(lambda w: jnp.tanh(x @ w).sum())(state['w'])\n"
+        "    return {'emb': state['emb'], 'w': state['w'] - 0.1 * g}\n"
+        "state, x = {'emb': jnp.ones((512, 512)), 'w': jnp.ones((32, 32))}, jnp.ones((8, 32))\n"
+        "m = jax.jit(step, donate_argnums=0).lower(state, x).compile().memory_analysis()\n"
+        "print(json.dumps([m.argument_size_in_bytes, m.output_size_in_bytes, m.alias_size_in_bytes]))\n")
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "XLA_FLAGS": f"--xla_dump_to={tmp_path / 'dump'}"}
+    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, check=True, timeout=300)
+    expected = json.loads(run.stdout.splitlines()[-1])
+    totals = computed(next((tmp_path / "dump").glob("*jit_step*after_optimizations.txt"))).totals()
+    assert [totals.arguments, totals.outputs, totals.aliased] == expected
+    assert expected[1] > 1 << 20  # the frozen leaf is in it
+
+
 def test_the_curve_and_its_two_peaks(programs):
     """The curve is the bytes live at each point; XLA's moment can sit below its highest point."""
     for name in ("mlp_grad", "transformer", "scan"):

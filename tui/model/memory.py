@@ -320,11 +320,12 @@ class MemoryProfile:
             return Totals(b.argument_bytes, b.output_bytes, b.alias_bytes, b.temp_bytes, SOURCE_BUFFER_ASSIGNMENT,
                           "temp allocation")
         kinds = self.kind
-        parameter, output, temp = (KINDS.index(k) for k in ("parameter", "output", "temp"))
+        parameter, temp = KINDS.index("parameter"), KINDS.index("temp")
         at_peak = self.live_at(self.peak_time)
         aliased = self._donated_output_bytes()
-        return Totals(int(self.padded[kinds == parameter].sum()),
-                      int(self.padded[kinds == output].sum()), aliased,
+        root = self.module.entry.root.shape  # every output, a parameter handed back as it is too
+        outputs = sum(_padded(sub) for _, sub in shape_indices(root))
+        return Totals(int(self.padded[kinds == parameter].sum()), outputs, aliased,
                       int(self.padded[at_peak][kinds[at_peak] == temp].sum()), SOURCE_COMPUTED,
                       "live at the peak")
 
