@@ -451,7 +451,7 @@ def test_a_script_that_compiles_nothing_is_summed_up(tmp_path):
 def test_save_refuses_a_folder_with_files(tmp_path):
     (tmp_path / "keep.txt").write_text("mine")
     run = xla_tui("--summary", "--save", str(tmp_path), "examples/mlp.py")
-    assert run.returncode == 2 and run.stderr.count("\n") == 1 and "--save needs a new folder" in run.stderr
+    assert run.returncode == 2 and run.stderr.count("\n") == 1 and "a capture is saved to a new or empty one" in run.stderr
     assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
 
 
@@ -628,3 +628,27 @@ async def test_app_shows_the_scripts_error_until_clicked(captures):
         await pilot.press("2")
         await pilot.pause()
         assert not app.screen.query(ErrorBanner)
+
+
+def test_a_capture_that_fails_leaves_its_folder_as_it_found_it(tmp_path):
+    """A compile that fails (a custom call no one registered) raises XLA's error and takes back
+    what it wrote to `save_to`: a folder it made is gone, an empty one is empty again, so the
+    fixed function's capture can be saved there."""
+    import jax
+    import jax.numpy as jnp
+
+    import tui
+
+    def bad(x):
+        return jax.ffi.ffi_call("no_such_target", jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+
+    made, empty = tmp_path / "made", tmp_path / "empty"
+    empty.mkdir()
+    for folder in (made, empty):
+        with pytest.raises(Exception, match="no_such_target"):
+            tui.capture(bad, jnp.ones(4), save_to=folder)
+        assert not made.exists() and list(empty.iterdir()) == []
+        ws = tui.capture(lambda x: x * 2, jnp.ones(4), save_to=folder)
+        assert ws.main is not None and (folder / CAPTURE_MANIFEST).is_file()
+        if folder is made:
+            shutil.rmtree(made)

@@ -9,8 +9,10 @@ The capture folder has the layout and manifest of a script capture, so it opens 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shutil
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -45,6 +47,7 @@ def capture_function(fn, *args, profile: bool | int = False, save_to: str | os.P
     the compiled object takes (static arguments left out). The caller's arrays are never
     donated: a function that donates its inputs runs on copies.
     """
+    existed = save_to is not None and Path(save_to).exists()
     folder, temporary = capture_folder(save_to)
     result = CaptureResult(folder, 0, temporary, {})
     try:
@@ -66,6 +69,12 @@ def capture_function(fn, *args, profile: bool | int = False, save_to: str | os.P
         )
     except BaseException:  # the caller's error (a bad argument, a failed compile) is theirs to see
         result.cleanup()
+        if not temporary:  # `save_to` as it was (new or empty), for the call that works
+            for part in ("dump", "profile"):
+                shutil.rmtree(folder / part, ignore_errors=True)
+            if not existed:
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
         raise
     return result
 
