@@ -171,6 +171,8 @@ def test_summary_of_real_inputs(corpus):
         if op in placed:
             assert op["flops_per_byte"] == pytest.approx(op["flops_per_s"] / op["bytes_per_s"])
             assert op["bound"] == ("memory" if op["flops_per_byte"] < ridge else "compute")
+        elif op["bytes_per_s"]:  # bytes and no FLOPs (a copy): memory-bound, as XProf says
+            assert op["flops_per_byte"] == 0.0 and op["bound"] == "memory"
         else:
             assert op["flops_per_byte"] is None and op["bound"] is None
     assert f"[{placed[0]['bandwidth_util']:.1%}]  memory bound" in text

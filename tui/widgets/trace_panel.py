@@ -144,8 +144,9 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         self.columns = columns
         if columns is not None:
             self.total, self.rates = None, {}
-        # as given (a table of its own columns: in its own order)
-        self.sort_by = None if columns is not None else "self" if total else "total"
+        # as given (a table of its own columns: in its own order; an op table largest self time first,
+        # which for ops that hold no others is their total)
+        self.sort_by = None if columns is not None else "total"
         self._order = list(range(len(rows)))
         programs = {row.program for row in rows}
         longest = max((len(p) for p in programs if p), default=0)
