@@ -167,11 +167,9 @@ def self_times(start, end, order, offsets) -> np.ndarray:
 def self_times_among(start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """self_times of these events among themselves only: each event's duration less that of
     its direct children in this set (an op's nested ops, not the other events drawn inside it)."""
-    order = np.lexsort((start - end, start))  # by start, the longer first
+    order = np.lexsort((start - end, start))  # by start, the longer first, as a track's events are
     s, e = start[order], end[order]
-    rows = assign_rows(s, e)
-    by_row = np.argsort(rows, kind="stable")
-    offsets = np.searchsorted(rows[by_row], np.arange(int(rows.max(initial=-1)) + 2))
+    lanes = lane_index(s, e, assign_rows(s, e))
     selfs = np.empty(len(start), np.int64)
-    selfs[order] = self_times(s, e, by_row, offsets)
+    selfs[order] = self_times(s, e, lanes.order, lanes.offsets)
     return selfs
