@@ -52,3 +52,17 @@ def main_hlo(folder: Path, stage: str = "after") -> Path:
 def screen_text(app) -> str:
     """What the terminal shows right now, as plain text (for asserting on rendered screens)."""
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def covered_ns(spans: list[tuple[int, int]]) -> int:
+    """How long some interval of `spans` ((start, end) pairs) covers: merged one at a time, the
+    plain oracle for busy time and for op time counted once."""
+    covered, reach = 0, None
+    for start, end in sorted(spans):
+        if reach is None or start >= reach:
+            covered += end - start
+            reach = end
+        elif end > reach:
+            covered += end - reach
+            reach = end
+    return int(covered)

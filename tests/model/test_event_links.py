@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 
 import numpy as np
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, covered_ns
 
 from tui.model.inputs import load_workspace
 from tui.model.links import instruction_for_event, module_name, occurrences, op_names, top_ops
@@ -430,17 +430,7 @@ def test_ops_inside_a_loop_count_once(tmp_path):
     assert [row.self_ns for row in profile.ops] == sorted((row.self_ns for row in profile.ops), reverse=True)
 
     ops = {row.name for row in profile.ops}
-    union = 0
-    for plane in ProfileData.from_file(str(xplane)).planes:
-        for line in plane.lines:
-            spans = sorted((e.start_ns, e.start_ns + e.duration_ns) for e in line.events if e.name in ops)
-            end = None
-            for a, b in spans:
-                if end is None or a >= end:
-                    union += b - a
-                    end = b
-                elif b > end:
-                    union += b - end
-                    end = b
+    union = sum(covered_ns([(e.start_ns, e.start_ns + e.duration_ns) for e in line.events if e.name in ops])
+                for plane in ProfileData.from_file(str(xplane)).planes for line in plane.lines)
     assert op_time(profile.ops) == pytest.approx(union, rel=1e-6, abs=len(ops))
     assert sum(row.self_ns for row in profile.categories) == op_time(profile.ops)

@@ -4,7 +4,7 @@ reads from the same xplane, on a real GPU profile and on the TPU corpus profile.
 from __future__ import annotations
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, covered_ns
 
 from tui.model.trace import load_trace
 from tui.model.utilization import DeviceTime, _work, device_work
@@ -22,16 +22,7 @@ def swept(path, device: str, is_work) -> tuple[int, int, int]:
             for event in line.events:
                 if is_work(line.name, event.name):
                     spans.append((event.start_ns, event.start_ns + event.duration_ns))
-    spans.sort()
-    busy, reach = 0, None
-    for start, end in spans:
-        if reach is None or start >= reach:
-            busy += end - start
-            reach = end
-        elif end > reach:
-            busy += end - reach
-            reach = end
-    return int(busy), int(spans[0][0]), int(max(end for _, end in spans))
+    return covered_ns(spans), int(min(spans)[0]), int(max(end for _, end in spans))
 
 
 def _busy(path, device):
