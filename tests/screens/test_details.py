@@ -86,6 +86,30 @@ async def test_pages_laid_out_ahead_are_what_laying_out_afresh_gives(monkeypatch
             screen.work_ahead()
 
 
+async def test_pages_share_the_lines_they_have_in_common_and_read_as_laid_out_afresh():
+    """Pages of one module repeat most of their lines (titles, a shape's rows, an op's row in the
+    tables of its neighbours): such a line is laid out and encoded once, and a page made of kept
+    lines is, segment for segment, the page laid out with nothing kept."""
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        view, _ = await details_of(pilot, "ynn_fusion.32")
+        screen, height = app.screen, view.size.height
+        pages, earlier, shared = [], [], 0
+        for _ in range(12):
+            await pilot.press("j")
+            strips = [view.render_line(y) for y in range(height)]
+            shared += sum(any(strip is other for other in earlier) for strip in strips)
+            earlier += strips
+            pages.append((app.workspace.instruction, [list(strip) for strip in strips]))
+        assert shared > len(earlier) // 4  # the check can fail: most lines were on an earlier page
+        for ins, kept in pages:
+            view._laid.clear(), view._shared.clear()
+            screen._pages.clear()
+            app.select(instruction=ins)
+            await pilot.pause()
+            assert [list(view.render_line(y)) for y in range(height)] == kept
+
+
 async def test_a_held_j_has_the_next_page_laid_out_between_repeats(monkeypatch):
     """j pressed again right after itself is held down: just after each page the next one is
     laid out, so the next j lays nothing out. One j alone lays nothing out ahead."""

@@ -6,6 +6,11 @@ only until the visible rows are covered; scrolling further lays out more. Link r
 users) are one line each, made when first drawn: up/down move a cursor over them, Enter or a
 click follows one. The page scrolls itself (Viewport) and draws its scroll thumb in its right
 margin column.
+
+Pages of one module repeat most of their lines (blank lines, titles, a shape's rows, an op's
+row in the operands of the next op and the users of the last): three in four lines of the next
+page were on an earlier one. A part laid out alike before (same text and styles, same width)
+gives the same lines, and a line given before the same Strip, encoded already.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -32,6 +37,7 @@ _CURSOR = Style(reverse=True)
 
 
 Cells = list[tuple[str, "Style | None", int]]  # (text, style, width) of each cell of a row
+KEPT = 4096  # parts' lines and Strips kept for the pages to come, then let go all at once
 FIRST_CELL = (16, 48)  # the first cell's least and most width when it takes up the row's slack (see fitted)
 
 
@@ -99,6 +105,8 @@ class DetailsView(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         self.styled = 0  # style generation: one more at each restyle
         self.page = Page([], 0, 0)
         self._styles: dict = {}  # a segment's style -> the style it is drawn in (see _line)
+        self._laid: dict = {}  # (content key, width) -> its lines as drawn, shared by the pages that show them
+        self._shared: dict = {}  # (id(line), on the thumb) -> (line, its Strip): see _strip
         self.link_at: int | None = None  # index into page.links
         # Enter or a click on a link (its target): called, not a message, so the screen's answer
         # is in the same frame (a message comes a frame later).
@@ -143,9 +151,9 @@ class DetailsView(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
             part = page.sections[page.done]()
             page.done += 1
             header = part.header if isinstance(part, Links) else part
-            lines += map(self._line, page_lines.lines(header, page.inner, console))
+            lines += self._laid_out(header, page.inner, console)
             if isinstance(part, Links) and part.titles:
-                lines.append(self._line(link_row(part.titles, page.inner)))
+                lines.append(self._row(part.titles, page.inner))
             if isinstance(part, Links):
                 for target in part.targets:
                     page.links.append((len(lines), target))
@@ -153,8 +161,45 @@ class DetailsView(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
                     lines.append(None)
         return True
 
+    def _laid_out(self, renderable, width: int, console) -> list[list[Segment]]:
+        """The renderable's lines as drawn. A page's parts recur across instructions (a title, a
+        shape's row, an operand's row): a part laid out before alike gives the same lines."""
+        if isinstance(renderable, Group):
+            return [line for part in renderable.renderables for line in self._laid_out(part, width, console)]
+        if isinstance(renderable, page_lines.KeyValues):
+            label_width = renderable.label_width
+            return [line for label, value in renderable.rows
+                    for line in self._kept(("row", label, page_lines.content_key(value), label_width, width),
+                                           lambda: page_lines.row_lines(label, value, label_width, width, console))]
+        return self._kept((page_lines.content_key(renderable), width),
+                          lambda: page_lines.lines(renderable, width, console))
+
+    def _kept(self, key: tuple, lay_out: Callable[[], list]) -> list[list[Segment]]:
+        """The lines kept for `key` (None in it: cannot be told apart, laid out each time)."""
+        found = self._laid.get(key) if None not in key else None
+        if found is None:
+            found = [self._line(line) for line in lay_out()]
+            if None not in key:
+                self._remember(self._laid, key, found)
+        return found
+
+    def _row(self, cells: Cells, width: int) -> list[Segment]:
+        """A link row's line (an op is a row of many pages: an operand of the next op, a user of the last)."""
+        key = (tuple(cells), width)
+        found = self._laid.get(key)
+        if found is None:
+            found = self._remember(self._laid, key, self._line(link_row(cells, width)))
+        return found
+
+    @staticmethod
+    def _remember(kept: dict, key, value):
+        if len(kept) >= KEPT:
+            kept.clear()
+        kept[key] = value
+        return value
+
     def notify_style_update(self) -> None:
-        self._styles = {}
+        self._styles, self._laid, self._shared = {}, {}, {}
         super().notify_style_update()
 
     def restyled(self) -> None:
@@ -186,7 +231,7 @@ class DetailsView(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         found = page.lines[line]
         if found is None:
             row, target = page.rows.pop(line)
-            found = page.lines[line] = self._line(link_row(row(target), page.inner))
+            found = page.lines[line] = self._row(row(target), page.inner)
         return found
 
     def plain_text(self) -> str:
@@ -255,8 +300,12 @@ class DetailsView(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         moment ago, or one laid out ahead) it costs a lookup, and Textual keeps its encoding."""
         found = page.strips.get((line, on_thumb))
         if found is None:
-            found = page.strips[line, on_thumb] = Strip([*self._drawn(line, page), thumb_cell(on_thumb, self.base_style)],
-                                                        page.width)
+            drawn = self._drawn(line, page)
+            shared = self._shared.get((id(drawn), on_thumb))
+            if shared is None or shared[0] is not drawn:
+                strip = Strip([*drawn, thumb_cell(on_thumb, self.base_style)], page.width)
+                shared = self._remember(self._shared, (id(drawn), on_thumb), (drawn, strip))
+            found = page.strips[line, on_thumb] = shared[1]
         return found
 
     def on_focus(self) -> None:

@@ -32,16 +32,21 @@ class KeyValues:
     def __init__(self, rows: list[tuple[str, str | Text]]):
         self.rows = rows
 
+    @property
+    def label_width(self) -> int:
+        return max((len(label) for label, _ in self.rows), default=0) + 2
+
     def lines(self, width: int, console: Console) -> list[Line]:
-        label_width = max((len(label) for label, _ in self.rows), default=0) + 2
-        room = max(10, width - label_width)
-        out: list[Line] = []
-        for label, value in self.rows:
-            text = value if isinstance(value, Text) else Text(value)
-            for n, line in enumerate(text_lines(text, room, console, pad=False)):
-                head = Segment(label.ljust(label_width) if n == 0 else " " * label_width, _BOLD)
-                out.append(_fit([head, *line], width))
-        return out
+        label_width = self.label_width
+        return [line for label, value in self.rows for line in row_lines(label, value, label_width, width, console)]
+
+
+def row_lines(label: str, value: str | Text, label_width: int, width: int, console: Console) -> list[Line]:
+    """One row of a KeyValues: the value folded beside its label."""
+    text = value if isinstance(value, Text) else Text(value)
+    room = max(10, width - label_width)
+    return [_fit([Segment(label.ljust(label_width) if n == 0 else " " * label_width, _BOLD), *line], width)
+            for n, line in enumerate(text_lines(text, room, console, pad=False))]
 
 
 def lines(renderable, width: int, console: Console) -> list[Line]:
@@ -53,6 +58,17 @@ def lines(renderable, width: int, console: Console) -> list[Line]:
     if isinstance(renderable, Group):
         return [line for part in renderable.renderables for line in lines(part, width, console)]
     return console.render_lines(renderable, console.options.update_width(width), pad=True)
+
+
+def content_key(renderable) -> tuple | None:
+    """A key equal for renderables `lines` lays out alike (at one width), None for those it
+    cannot tell."""
+    if isinstance(renderable, Text):
+        return (renderable.plain, tuple(renderable.spans), renderable.style, renderable.justify,
+                renderable.overflow, renderable.no_wrap, renderable.end, renderable.tab_size)
+    if isinstance(renderable, str):
+        return (renderable,)
+    return None
 
 
 def text_lines(text: Text, width: int, console: Console, pad: bool = True) -> list[Line]:
