@@ -448,6 +448,42 @@ def test_a_script_that_compiles_nothing_is_summed_up(tmp_path):
     assert list(tmp.iterdir()) == []
 
 
+CACHED_SCRIPT = """
+import sys, jax, jax.numpy as jnp
+jax.config.update("jax_compilation_cache_dir", sys.argv[1])
+jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+step = jax.jit(lambda x: jnp.sin(x) @ x.T + 1)
+x = jnp.ones((64, 64))
+print(float(step(x).sum()))
+if len(sys.argv) > 2:  # in-process: the cache has this program (filled just now), capture it
+    import tui
+    tui.capture(step, x, save_to=sys.argv[2])
+"""
+
+
+def test_a_scripts_persistent_compilation_cache_does_not_take_xlas_files_away(tmp_path):
+    """On a persistent cache hit XLA compiles nothing and dumps only the optimized text: the
+    captures turn the cache off, so the second run of a cached script (and a function captured
+    where the cache has it) still has XLA's buffer assignment, live ranges and unoptimized HLO."""
+    script, cache = tmp_path / "cached.py", tmp_path / "cache"
+    script.write_text(CACHED_SCRIPT)
+    filled = subprocess.run([sys.executable, str(script), str(cache)], capture_output=True, text=True, timeout=300)
+    assert filled.returncode == 0 and any(cache.iterdir()), filled.stderr[-2000:]  # the check can fail: a hit is there
+    run = xla_tui("--summary", "--json", "--save", str(tmp_path / "cap"), str(script), str(cache))
+    assert run.returncode == 0, run.stderr[-2000:]
+    summary = summary_of(run)
+    main = next(m for m in summary["modules"] if m["label"] == summary["main_module"])
+    assert main["peak_memory_source"] == "XLA live-range file"
+    assert (tmp_path / "cap" / "dump" / f"{main['label']}.before_optimizations.txt").is_file()
+    assert any("persistent compilation cache" in w and str(cache) in w for w in summary["warnings"])
+    in_process = subprocess.run([sys.executable, str(script), str(cache), str(tmp_path / "fn")], capture_output=True,
+                                text=True, timeout=300, cwd=REPO)
+    assert in_process.returncode == 0, in_process.stderr[-2000:]
+    files = [p.name for p in (tmp_path / "fn" / "dump").iterdir()]
+    assert any(n.endswith("-buffer-assignment.txt") for n in files) and any(n.endswith("before_optimizations.txt") for n in files)
+
+
 def test_save_refuses_a_folder_with_files(tmp_path):
     (tmp_path / "keep.txt").write_text("mine")
     run = xla_tui("--summary", "--save", str(tmp_path), "examples/mlp.py")

@@ -99,6 +99,7 @@ def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] 
     }
     env = dict(os.environ)
     env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {flags}".strip()
+    env["JAX_ENABLE_COMPILATION_CACHE"] = "false"  # a persistent cache hit compiles nothing: XLA would dump only the text
     started = datetime.now(timezone.utc)
     t0 = time.perf_counter()
     command = [sys.executable, "-c", _CHILD_PROGRAM, str(Path(__file__).with_name("capture_child.py")),

@@ -13,6 +13,9 @@ for JAX to be imported:
 - JAX is told that this file's frames (and runpy's) are not the user's, so the Python stacks
   it writes into each op's metadata end at the script, as under `python script.py`.
 
+JAX's persistent compilation cache is off (the parent sets JAX_ENABLE_COMPILATION_CACHE): on
+a hit XLA compiles nothing and writes only the optimized text, no buffer assignment or live ranges.
+
 What the parent cannot see from the exit status (the script's traceback, whether a profile
 was written) goes to a small JSON file.
 """
@@ -185,7 +188,17 @@ class _Capture:
             if self._profiling:
                 _wait_for_dispatched_work()
             self.stop_profile()
+            self.note_unused_cache()
         return status
+
+    def note_unused_cache(self):
+        """The parent turned JAX's persistent compilation cache off (a hit compiles nothing, so
+        XLA would write no files but the optimized text): a script that set one up is told."""
+        jax = sys.modules.get("jax")
+        folder = getattr(getattr(jax, "config", None), "jax_compilation_cache_dir", None)
+        if folder:
+            self.result["notes"].append(f"the script's persistent compilation cache ({folder}) was left unused, "
+                                        "so that XLA compiled every program and wrote all its files")
 
 
 def _wait_for_dispatched_work():

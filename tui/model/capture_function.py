@@ -93,7 +93,10 @@ def _compile(fn, args, kwargs, dump: Path):
     else:
         jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
         lowered = jitted.lower(*args, **kwargs)
-    compiled = lowered.compile(compiler_options={"xla_dump_to": str(dump), **DUMP_OPTIONS})
+    from jax._src import config
+
+    with config.enable_compilation_cache(False):  # a persistent cache hit compiles nothing: XLA would dump only the text
+        compiled = lowered.compile(compiler_options={"xla_dump_to": str(dump), **DUMP_OPTIONS})
     return compiled, _hlo_module_name(compiled.as_text())
 
 
