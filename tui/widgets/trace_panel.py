@@ -144,9 +144,8 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         self.columns = columns
         if columns is not None:
             self.total, self.rates = None, {}
-        # as given (a table of its own columns: in its own order; an op table largest self time first,
-        # which for ops that hold no others is their total)
-        self.sort_by = None if columns is not None else "total"
+        # as given: a table of its own columns in its own order, an op table (one with `total`) by self time
+        self.sort_by = None if columns is not None else "self" if total is not None else "total"
         self._order = list(range(len(rows)))
         programs = {row.program for row in rows}
         longest = max((len(p) for p in programs if p), default=0)
@@ -198,9 +197,9 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
             self.name_chosen(row.name, row.program)
 
     def action_sort(self) -> None:
-        """Show the rows by the next column (count, self, mean, min, max, the rates, then total
-        again; a table's own columns, then its own order), largest first (an unknown rate last);
-        the cursor stays on its row."""
+        """Show the rows by the next column (total, count, self, mean, min, max, the rates, and
+        round again; a table's own columns, then its own order), largest first (an unknown rate
+        last); the cursor stays on its row."""
         if not self.rows:
             return
         own = {c.title: c.value for c in self._own_columns(fit=True) if c.value is not None}
@@ -215,7 +214,7 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
             values = [-1.0 if v is None else v for v in self.rates[self.sort_by]]
         else:
             values = list(map(_SORTS[self.sort_by], self.rows))
-        self._order = sorted(range(len(self.rows)), key=lambda k: -values[k])  # stable: ties by total
+        self._order = sorted(range(len(self.rows)), key=lambda k: -values[k])  # stable: ties in the order given
         self.cursor = self._order.index(at)
         self._lines.clear()
         self.refresh()
