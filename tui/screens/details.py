@@ -41,6 +41,7 @@ from tui.widgets.still import HeldKey, StillWatch
 _LEXER = HloLexer(stripnl=False)
 _PYTHON = PythonLexer(stripnl=False)
 PAGES_KEPT = 8  # pages of recent and next instructions
+ROWS_KEPT = 4096  # ops' rows in the tables of ops, kept for the pages to come
 TEXT_HEAD, TEXT_TAIL = 12_000, 4_000  # an instruction's text shown (a constant's literal can run to megabytes)
 KERNEL_NAME = 60  # a GPU kernel's name is cut here (library kernels' run to hundreds of characters)
 _LINK_COLUMNS = (("name", 30), ("opcode", 14), ("shape", 22), ("layout", 10), ("memory", 8), ("bytes", 10))
@@ -63,6 +64,7 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
         self._shown: tuple[str | None, str | None] = (None, None)
         self._costs: dict[str, CostModel] = {}
         self._links: dict[str, TraceLinks] = {}
+        self._cells: dict[tuple, list] = {}  # (op, platform, note) -> its row in a table of ops, see _row_cells
         self._view: DetailsView | None = None
         self._pages: OrderedDict[tuple[str | None, str], Page] = OrderedDict()  # (module, instruction) -> page, see _keep
         self._still = StillWatch()
@@ -83,6 +85,7 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
     def show_workspace(self, ws: Workspace) -> None:
         self._shown = (None, None)
         self._pages.clear()  # laid out for what was loaded before
+        self._cells.clear()
         self._still.moved()
         self.time_ops_when_shown()  # op times another pane worked out: on the first page already
         self._redraw()
@@ -94,6 +97,7 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
     def op_times_changed(self) -> None:
         """The tables of ops get a time column: the pages laid out so far are laid out again."""
         self._pages.clear()
+        self._cells.clear()
         self._shown = (None, None)
         self._redraw()
 
@@ -219,10 +223,19 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
         note = self.op_note
         if not instructions:
             return Links(Text.assemble("\n", (f"{title}: none", "bold")), [], lambda other: [])
-        bold = Style(bold=True)
-        titles = [(name, bold, width) for name, width in _LINK_COLUMNS + ((_TIME_COLUMN,) if note else ())]
         header = Text.assemble("\n", (f"{title} ({len(instructions)})", "bold underline"))
-        return Links(header, instructions, lambda other: _link_row(other, platform, note), titles)
+        return Links(header, instructions, lambda other: self._row_cells(other, platform, note), _titles(note is not None))
+
+    def _row_cells(self, other: HloInstruction, platform: str, note: Note | None):
+        """An op's row, worked out once: the same op is a row of many pages (an operand of the
+        next op, a user of the last); the view keeps its line by this list."""
+        key = (other, platform, note)
+        found = self._cells.get(key)
+        if found is None:
+            if len(self._cells) >= ROWS_KEPT:
+                self._cells.clear()
+            found = self._cells[key] = _link_row(other, platform, note)
+        return found
 
     def _attributes(self, ins: HloInstruction):
         rows = []
@@ -321,6 +334,13 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
             rows.append(("peaks", f"{explain.si(chip.peak_flops, 'FLOP/s')}, {explain.si(chip.peak_bytes, 'B/s')} "
                                   f"(from {chip.source})"))
         return KeyValues(rows)
+
+
+@lru_cache(maxsize=2)
+def _titles(timed: bool) -> list[tuple[str, Style, int]]:
+    """The tables' column titles (one list, so the view keeps their line once)."""
+    bold = Style(bold=True)
+    return [(name, bold, width) for name, width in _LINK_COLUMNS + ((_TIME_COLUMN,) if timed else ())]
 
 
 def _link_row(other: HloInstruction, platform: str, note: Note | None = None) -> list[tuple[str, Style | None, int]]:

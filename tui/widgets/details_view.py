@@ -212,17 +212,30 @@ class DetailsView(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         self.link_at = link if link is not None and link < len(self.page.links) else None
 
     def _line(self, segments) -> list[Segment]:
-        """A laid-out line on the page's background, in the styles the screen draws (see drawn_style)."""
+        """A laid-out line on the page's background, in the styles the screen draws (see
+        drawn_style); neighbours drawn alike are one segment (a line of a page has tens, and
+        each costs again when it is encoded and placed)."""
         base, drawn, styles = self.base_style, self.drawn_style, self._styles
         margin = styles.get(None)
         if margin is None:
             margin = styles[None] = drawn(base)
-        out = [Segment(" ", margin)]
+        out, run, run_style = [], " ", margin
         for text, style, control in segments:
             final = styles.get(style)
             if final is None:
                 final = styles[style] = drawn(base + style if style is not None else base)
-            out.append(Segment(text, final, control))
+            if final is run_style and control is None:
+                run += text
+                continue
+            if run:
+                out.append(Segment(run, run_style))
+            if control is not None:
+                out.append(Segment(text, final, control))
+                run, run_style = "", None
+            else:
+                run, run_style = text, final
+        if run:
+            out.append(Segment(run, run_style))
         return out
 
     def _drawn(self, line: int, page: Page | None = None) -> list[Segment]:
@@ -327,18 +340,22 @@ def fitted(cells: Cells, width: int) -> Cells:
 
 
 def link_row(cells: Cells, width: int) -> list[Segment]:
-    """One row of `width` cells (fitted): each cell cut (`…`) or padded to its own width, in its style."""
-    parts = []
+    """One row of `width` cells (fitted): each cell cut (`…`) or padded to its own width, in its
+    style; neighbouring text of one style is one segment."""
+    runs: list[list] = []  # [text, style]
     for text, style, cell in fitted(cells, width):
         text, rest = (text[: cell - 2], "… ") if len(text) >= cell else (text, " " * (cell - len(text)))
-        parts += [(text, style), (rest, None)]
+        for piece, piece_style in ((text, style), (rest, None)):
+            if runs and runs[-1][1] is piece_style:
+                runs[-1][0] += piece
+            elif piece:
+                runs.append([piece, piece_style])
     segments, room = [], width
-    for text, style in parts:
+    for text, style in runs:
         if room <= 0:
             break
-        if text:
-            segments.append(Segment(text[:room], style))
-            room -= len(text)
+        segments.append(Segment(text[:room], style))
+        room -= len(text)
     if room > 0:
         segments.append(Segment(" " * room))
     return segments

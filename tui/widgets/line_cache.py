@@ -10,6 +10,7 @@ again only those refreshed since, so a frame costs what changed on it.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Callable
 
 from rich.segment import Segment
@@ -158,6 +159,8 @@ class LineCache:
     def after_frame(self, work: Callable[[], object]) -> None:
         """Run `work` once the next frame that draws this widget is out (a held key's next
         picture): it does not hold that frame back, nor wait for a timer after it."""
+        with contextlib.suppress(AttributeError):  # (a bound method takes no attributes)
+            work._param_count = 0  # what Textual's invoke would work out with inspect.signature, for each new lambda
         self._after_frame = work
 
     def render_lines(self, crop: Region) -> list[Strip]:
