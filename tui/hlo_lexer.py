@@ -32,10 +32,10 @@ class HloLexer(RegexLexer):
             (words(("FileNames", "FunctionNames", "FileLocations", "StackFrames"), suffix=r"\b"), Keyword.Declaration),
             include("shape"),
             (r'"(\\\\|\\"|[^"])*"', String.Double),
-            (r"(%[\w.\-]+)(\s*)(=)", bygroups(Name.Variable, Whitespace, Operator)),
             (r"%[\w.\-]+", Name.Variable),
-            (r"([a-z][\w\-]*)(\()", bygroups(Name.Function, Punctuation)),
-            (r"([A-Za-z_][\w.\-]*)(=)", bygroups(Name.Attribute, Operator)),
+            (r"[a-z][\w\-]*(?=\()", Name.Function),  # lookaheads, not bygroups: a callback per token is slow
+            (r"[A-Za-z_][\w.\-]*(?==)", Name.Attribute),
+            (r"=", Operator),
             (r"-?\d+(\.\d+)?(e[+-]?\d+)?\b", Number),
             (r"\b(true|false|inf|nan)\b", Keyword.Constant),
             (r"->|<=", Operator),
