@@ -737,6 +737,63 @@ async def test_click_selects_and_drag_marks_a_range():
         assert app.screen.panel.showing_table
 
 
+def _in_range_by_name(tracks, t0: int, t1: int) -> dict[str, tuple[int, int]]:
+    """name -> (count, total ns) of the tracks' events inside [t0, t1) for a moment (start < t1,
+    end > t0, or of no duration and starting in it), worked out event by event."""
+    found: dict[str, tuple[int, int]] = {}
+    for track in tracks:
+        for i, (start, dur) in enumerate(zip(track.start_ns.tolist(), track.dur_ns.tolist())):
+            if start < t1 and (start + dur > t0 or (dur == 0 and start >= t0)):
+                count, total = found.get(track.event_name(i), (0, 0))
+                found[track.event_name(i)] = (count + 1, total + dur)
+    return found
+
+
+async def test_a_range_dragged_across_rows_counts_their_tracks_only():
+    """As Perfetto's area selection: a drag across rows marks a range over the tracks on them
+    (their rows get a bar, the panel names them and counts only their events); shift+down and
+    shift+up move the area's last row, back to its first row: every track again; Esc clears."""
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        starts = [i for i, row in enumerate(view.rows) if row.kind == "track" and row.lane == 0]
+        first, last = starts[1], starts[2]  # the first rows of the second and third tracks (an Eigen pool's threads)
+        chosen = tuple(dict.fromkeys(view.rows[i].index for i in range(first, last + 1) if view.rows[i].kind in ("track", "instants")))
+        assert len(chosen) == 2
+        top = view.header_height - int(view.scroll_offset.y)
+        x0, x1 = view.label_width + 5, view.label_width + 100
+        await pilot.mouse_down(TimelineView, offset=(x0, top + first))
+        await pilot.hover(TimelineView, offset=(x1, top + last))
+        await pilot.mouse_up(TimelineView, offset=(x1, top + last))
+        await settle(pilot)
+        t0, t1 = app.selection.time_range
+        assert view.marked_tracks == chosen
+        panel = app.screen.panel
+        assert f"over 2 tracks ({trace.tracks[chosen[0]].name}, {trace.tracks[chosen[1]].name})" in panel.title
+        expected = _in_range_by_name([trace.tracks[k] for k in chosen], t0, t1)
+        assert {row.name: (row.count, row.total_ns) for row in panel.rows} == expected
+        everywhere = _in_range_by_name([t for t in trace.tracks if not t.derived], t0, t1)
+        assert sum(c for c, _ in everywhere.values()) > sum(c for c, _ in expected.values())  # the check can fail
+        marked = [y for y in range(view.header_height, view.size.height) if view.render_line(y).text.startswith("▌")]
+        assert marked and all(view.rows[view._index_at(y)].index in chosen for y in marked)
+
+        await pilot.press("shift+down")  # one row more: the area grows by that row's track
+        await settle(pilot)
+        grown = tuple(dict.fromkeys(view.rows[i].index for i in range(first, view.cursor_row + 1)
+                                    if view.rows[i].kind in ("track", "instants")))
+        assert view.marked_tracks == (grown if len(grown) > 1 else None) and app.selection.time_range == (t0, t1)
+        for _ in range(view.cursor_row - first):
+            await pilot.press("shift+up")
+        await settle(pilot)
+        assert view.cursor_row == first and view.marked_tracks is None  # one row: every track
+        assert [(row.name, row.count) for row in panel.rows] == [(row.name, row.count) for row in trace.aggregate(t0, t1)]
+        assert " over " not in panel.title
+        await pilot.press("escape")
+        await settle(pilot)
+        assert view.marked is None and view.marked_tracks is None and app.selection.time_range is None
+
+
 async def test_the_wheel_scrolls_rows_zooms_with_ctrl_and_pans_with_shift():
     from textual import events
 

@@ -56,7 +56,7 @@ class TimelineScreen(WorkspaceScreen):
     pane_title = "4 Timeline"
     MOUSE = [  # for the help screen
         ("click", "select an event (a group's name: collapse it)"),
-        ("drag", "mark a time range"),
+        ("drag", "mark a time range (across rows: over their tracks only)"),
         ("wheel", "scroll the rows"),
         ("ctrl+wheel", "zoom about the pointer"),
         ("shift+wheel", "pan"),
@@ -571,22 +571,26 @@ class TimelineScreen(WorkspaceScreen):
         self.view.action_match(direction)
 
     # -- range aggregate and top ops ----------------------------------------------------------------
-    def _range_marked(self, time_range: tuple[int, int] | None) -> None:
+    def _range_marked(self, time_range: tuple[int, int] | None, tracks: tuple[int, ...] | None = None) -> None:
         self.app.select(time_range=time_range)
         if time_range is None:
             self._show_trace_facts()
             return
-        self._aggregate_range(*time_range)
+        self._aggregate_range(*time_range, tracks)
 
     @work(thread=True, exclusive=True, group="timeline-range")
-    def _aggregate_range(self, t0: int, t1: int) -> None:
-        rows = self.trace.aggregate(t0, t1)
-        busy = self._device_time().busy(t0, t1)
-        self.app.call_from_thread(self._range_ready, t0, t1, rows, busy)
+    def _aggregate_range(self, t0: int, t1: int, tracks: tuple[int, ...] | None = None) -> None:
+        """The range's events by name: on every track, or on the tracks it was marked across
+        (their devices' busy time is not theirs alone, so it is left out)."""
+        chosen = None if tracks is None else [self.trace.tracks[k] for k in tracks]
+        rows = self.trace.aggregate(t0, t1, chosen)
+        busy = self._device_time().busy(t0, t1) if chosen is None else []
+        self.app.call_from_thread(self._range_ready, t0, t1, rows, busy, chosen)
 
-    def _range_ready(self, t0: int, t1: int, rows: list[NameStats], busy: list[DeviceBusy]) -> None:
+    def _range_ready(self, t0: int, t1: int, rows: list[NameStats], busy: list[DeviceBusy], tracks: list | None = None) -> None:
         origin = self.trace.span[0]
-        title = (f" Range {format_ns(t0 - origin, 6)} to {format_ns(t1 - origin, 6)} ({format_ns(t1 - t0, 6)}): "
+        over = "" if tracks is None else f" over {_tracks_named(tracks)}"
+        title = (f" Range {format_ns(t0 - origin, 6)} to {format_ns(t1 - origin, 6)} ({format_ns(t1 - t0, 6)}){over}: "
                  f"{sum(row.count for row in rows):,} events of {len(rows):,} names, largest total first")
         if busy:  # XProf's duty cycle, for this range
             title += "; busy: " + busy_text([(b.device, b.share, None) for b in busy])
@@ -919,3 +923,9 @@ def _tracks(trace: Trace) -> str:
     derived = [track.name.partition(" - from")[0] for track in trace.tracks if track.derived]
     text = counted(len(trace.tracks) - len(derived), "track")
     return text + f" and {len(derived)} derived ({', '.join(dict.fromkeys(derived))})" if derived else text
+
+
+def _tracks_named(tracks: list) -> str:
+    """`2 tracks (python3, XLA Ops)`: a range's chosen tracks, the first few named."""
+    names = [track.name for track in tracks[:3]] + (["…"] if len(tracks) > 3 else [])
+    return f"{counted(len(tracks), 'track')} ({', '.join(names)})"

@@ -92,6 +92,8 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         Binding("end", "edge(1)", "Last row", show=False),
         Binding("shift+left", "extend(-1)", "Widen range left", show=False),
         Binding("shift+right", "extend(1)", "Widen range right", show=False),
+        Binding("shift+up", "extend_rows(-1)", "Range over the rows up to this one", show=False),
+        Binding("shift+down", "extend_rows(1)", "Range over the rows down to this one", show=False),
         Binding("enter", "choose", "Select / open op"),
         Binding("f", "fit", "Fit selection"),
         Binding("0", "reset", "Whole trace"),
@@ -117,7 +119,12 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.cursor_event: int | None = None
         self.cursor_ns = 0.0
         self.marked: tuple[float, float] | None = None
+        # The tracks a range counts, as Perfetto's area selection: those of the rows it was marked
+        # across (a drag, shift+up/down from where it was marked); None: all of them.
+        self.marked_tracks: tuple[int, ...] | None = None
         self._range_anchor = 0.0
+        self._area_anchor = self._area_end = 0  # the rows the range's tracks run from and to
+        self._area_marks: dict[int, tuple[Strip, Strip]] = {}  # row -> (its line, the line marked in the range)
         self._marked_on: tuple[int, int | None] | None = None  # the cursor when the range was marked (f fits the later)
         self.matches: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int32), np.zeros(0, np.intp))
         self._match_starts = np.zeros(0, np.int64)
@@ -145,13 +152,14 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         # a click chose an event, the marked time range changed (None: cleared).
         self.cursor_moved: Callable[[int, int | None], None] = lambda track, event: None
         self.chosen: Callable[[int, int], None] = lambda track, event: None
-        self.range_marked: Callable[[tuple[int, int] | None], None] = lambda time_range: None
+        self.range_marked: Callable[[tuple[int, int] | None, tuple[int, ...] | None], None] = lambda time_range, tracks: None
         self.window_moved: Callable[[], None] = lambda: None
         # What is under the mouse pointer, when that changes: ("track", track, event) or
         # ("counter", counter, sample), or None (over nothing, or gone).
         self.hovered: Callable[[tuple[str, int, int] | None], None] = lambda found: None
         self._hover: tuple[str, int, int] | None = None
         self._drag_from: float | None = None
+        self._drag_row: int | None = None
         self._dragged = False
 
     # -- data ---------------------------------------------------------------------------------
@@ -163,7 +171,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.op_names = op_names
         self._colour = np.zeros(0, np.int32)
         self._steps, self.lanes = None, None
-        self.cursor_row, self.cursor_event, self.marked = 0, None, None
+        self.cursor_row, self.cursor_event, self.marked, self.marked_tracks = 0, None, None, None
         self.matches, self._match_starts = (np.zeros(0, np.int32), np.zeros(0, np.intp)), np.zeros(0, np.int64)
         if trace is not None:
             self.window = Window.whole(trace.span, self.cells)
@@ -642,15 +650,48 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         moving = min(max(moving + direction * RANGE_STEP * self.window.width, self.window.span[0]), self.window.span[1])
         self.cursor_ns = moving
         self.set_window(self.window.reveal(moving, moving))
-        self.mark_range(tuple(sorted((self._range_anchor, moving))))
+        self.mark_range(tuple(sorted((self._range_anchor, moving))), self.marked_tracks)
 
-    def mark_range(self, time_range: tuple[float, float] | None) -> None:
+    def mark_range(self, time_range: tuple[float, float] | None, tracks: tuple[int, ...] | None = None) -> None:
+        """Mark a time range over all tracks, or (`tracks`) over those only; None: unmark."""
         if time_range is not None:
             self._range_anchor = time_range[0] if self.marked is None else self._range_anchor
+        if self.marked is None or tracks is None:
+            self._area_anchor = self._area_end = self.cursor_row
         self.marked, self._marked_on = time_range, self.cursor
+        tracks = tracks if time_range is not None else None
+        if tracks != self.marked_tracks:
+            self.marked_tracks = tracks
+            self.refresh()  # the rows' marks (see _area_marked)
         self._repaint_ruler(always=True)
         as_ints = None if time_range is None else (int(time_range[0]), int(np.ceil(time_range[1])))
-        self.range_marked(as_ints)
+        self.range_marked(as_ints, tracks)
+
+    def action_extend_rows(self, direction: int) -> None:
+        """Shift+up/down: the marked range's last row a row further (the cursor goes there); its
+        tracks those of the rows from the one it was marked on (back to that one row: all tracks)."""
+        if self.marked is None or not self.rows:
+            return
+        end = min(max(self._area_end + direction, 0), len(self.rows) - 1)
+        self.action_row(end - self.cursor_row)
+        tracks = self.tracks_of_rows(self._area_anchor, end)
+        self.mark_range(self.marked, tracks)
+        self._area_end = end
+
+    def tracks_of_rows(self, first: int, last: int) -> tuple[int, ...] | None:
+        """The tracks shown on rows `first` to `last` (a collapsed group's row: its tracks; counters
+        are not events), in row order; None (all tracks) for a single row or none."""
+        if first == last:
+            return None
+        lo, hi = sorted((first, last))
+        found: dict[int, None] = {}
+        for row in self.rows[lo:hi + 1]:
+            if row.kind in ("track", "instants"):
+                found[row.index] = None
+            elif row.kind == "group" and self.section(row) in self.collapsed:
+                found.update((k, None) for k, track in enumerate(self.trace.tracks)
+                             if track.group == row.group and (row.group != PINNED or ("track", k) in self.pinned_rows))
+        return tuple(found) or None
 
     def action_clear_range(self) -> None:
         if self.marked is not None:
@@ -699,6 +740,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
         self._drag_from, self._dragged = self._time_at_x(event.x), False
+        self._drag_row = self._index_at(event.y) if self.trace is not None and event.y >= self.header_height else None
         if self._drag_from is not None:
             self.capture_mouse()
 
@@ -738,7 +780,11 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.release_mouse()
         if self._dragged and self.marked is not None:
             self._range_anchor = self.marked[0]
-            self.mark_range(self.marked)
+            here = self._index_at(event.y) if self.trace is not None and event.y >= self.header_height else None
+            across = self._drag_row is not None and here is not None
+            self.mark_range(self.marked, self.tracks_of_rows(self._drag_row, here) if across else None)
+            if across:
+                self._area_anchor, self._area_end = self._drag_row, here
         self._drag_from = None
 
     def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
@@ -864,7 +910,23 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         line = self._lines[index]
         if top and y - header == self.fixed_rows:
             line = self._named_at_top(index, line)
+        if self.marked_tracks is not None:
+            line = self._area_marked(index, line)
         return line
+
+    def _area_marked(self, index: int, line: Strip) -> Strip:
+        """A row of a track the marked range counts, with a bar in its label's first column (as
+        Perfetto shades the area's tracks)."""
+        row = self.rows[index]
+        if row.kind not in ("track", "instants") or row.index not in self.marked_tracks:
+            return line
+        kept = self._area_marks.get(index)
+        if kept is None or kept[0] is not line:
+            if len(self._area_marks) > 4 * max(self.view_size.height, 1):
+                self._area_marks.clear()
+            marked = Strip.join([Strip([Segment("▌", self.base_style + _AREA)], 1), line.crop(1, line.cell_length)])
+            kept = self._area_marks[index] = (line, marked)
+        return kept[1]
 
     def _named_at_top(self, index: int, line: Strip) -> Strip:
         """The first row below the fixed ones, scrolled to: a track's lower lane, whose name
@@ -1088,6 +1150,8 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
 
 
 # (on the cursor row, a group row) -> label style
+_AREA = Style(color="#ffaf00", bold=True)  # the bar on the rows a range over some tracks counts
+
 _LABEL_STYLES = {
     (False, False): Style(dim=True),
     (False, True): Style(bold=True),
