@@ -794,6 +794,26 @@ async def test_a_range_dragged_across_rows_counts_their_tracks_only():
         assert view.marked is None and view.marked_tracks is None and app.selection.time_range is None
 
 
+async def test_a_range_over_a_collapsed_groups_row_counts_the_groups_tracks():
+    """A collapsed group's row stands for its tracks: shift+down onto it takes them all into a
+    range marked (shift+right) on the row above it."""
+    app = XlaTuiApp(FIXTURES / "gpu_scan" / "gpu_scan.xplane.pb", FIXTURES / "gpu_scan")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        host = next(i for i, row in enumerate(view.rows) if row.kind == "group" and row.group == "/host:CPU")
+        await move_to_row(pilot, view, host)
+        await pilot.press("c")  # collapse the host's threads
+        await pilot.press("up", "shift+right", "shift+down")
+        await settle(pilot)
+        above = view.rows[host - 1]
+        host_tracks = [k for k, track in enumerate(view.trace.tracks) if track.group == "/host:CPU"]
+        assert len(host_tracks) > 10 and view.cursor_row == host
+        assert view.marked_tracks == (above.index, *host_tracks)
+        t0, t1 = app.selection.time_range
+        expected = _in_range_by_name([view.trace.tracks[k] for k in view.marked_tracks], t0, t1)
+        assert expected and {row.name: (row.count, row.total_ns) for row in app.screen.panel.rows} == expected
+
+
 async def test_the_wheel_scrolls_rows_zooms_with_ctrl_and_pans_with_shift():
     from textual import events
 

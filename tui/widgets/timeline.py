@@ -688,10 +688,17 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         for row in self.rows[lo:hi + 1]:
             if row.kind in ("track", "instants"):
                 found[row.index] = None
-            elif row.kind == "group" and self.section(row) in self.collapsed:
-                found.update((k, None) for k, track in enumerate(self.trace.tracks)
-                             if track.group == row.group and (row.group != PINNED or ("track", k) in self.pinned_rows))
+            elif row.kind == "group" and row.group in self.collapsed:
+                found.update(dict.fromkeys(self._tracks_under(row.group)))
         return tuple(found) or None
+
+    def _tracks_under(self, group: str) -> list[int]:
+        """The tracks a group's rows show when expanded: the pinned ones under the pinned rows'
+        head, a group's own others (both as the row filter leaves them)."""
+        wanted, pinned = self.row_filter.lower(), {k for kind, k in self.pinned_rows if kind == "track"}
+        return [k for k, track in enumerate(self.trace.tracks)
+                if (k in pinned if group == PINNED else track.group == group and k not in pinned)
+                and (not wanted or wanted in track.group.lower() or wanted in track.name.lower())]
 
     def action_clear_range(self) -> None:
         if self.marked is not None:
