@@ -814,6 +814,27 @@ async def test_a_range_over_a_collapsed_groups_row_counts_the_groups_tracks():
         assert expected and {row.name: (row.count, row.total_ns) for row in app.screen.panel.rows} == expected
 
 
+async def test_a_ranges_rows_are_followed_when_rows_above_them_fold():
+    """The rows a range was marked across are found again after the rows above them change (a
+    group collapsed): shift+down still grows the area from the row it was marked on."""
+    app = XlaTuiApp(FIXTURES / "gpu_scan" / "gpu_scan.xplane.pb", FIXTURES / "gpu_scan")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        host = next(i for i, row in enumerate(view.rows) if row.kind == "group" and row.group == "/host:CPU")
+        first, last = view.rows[host + 1], view.rows[host + 2]
+        await move_to_row(pilot, view, host + 1)
+        await pilot.press("shift+right", "shift+down")
+        await settle(pilot)
+        assert view.marked_tracks == (first.index, last.index)
+        await pilot.press("home", "c")  # fold the GPU's rows, above
+        await settle(pilot)
+        assert view.rows.index(first) < host and view.marked_tracks == (first.index, last.index)
+        await pilot.press("shift+down")
+        await settle(pilot)
+        below = view.rows[view.rows.index(last) + 1]
+        assert view.cursor_row == view.rows.index(below) and view.marked_tracks == (first.index, last.index, below.index)
+
+
 async def test_the_wheel_scrolls_rows_zooms_with_ctrl_and_pans_with_shift():
     from textual import events
 

@@ -189,11 +189,14 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         """Lay the rows out again: tracks decoded since (all of them once `lanes`, the
         trace's merged rows, is given), a group collapsed or expanded."""
         self.lanes = lanes or self.lanes
-        keep = self.rows[self.cursor_row] if 0 <= self.cursor_row < len(self.rows) else None
+        old = self.rows
+        keep, anchor, end = (old[k] if 0 <= k < len(old) else None for k in (self.cursor_row, self._area_anchor, self._area_end))
         self.rows = self._layout()
         if keep is not None and keep in self.rows:
             self.cursor_row = self.rows.index(keep)
         self.cursor_row = min(self.cursor_row, max(len(self.rows) - 1, 0))
+        # the marked range's rows where they are now (gone, in a collapsed group or filtered out: the cursor's)
+        self._area_anchor, self._area_end = (self.rows.index(row) if row in self.rows else self.cursor_row for row in (anchor, end))
         if self.lanes is not None and self._steps is None:
             steps = self.trace.steps
             starts = np.array([s for s, _, _ in steps], np.int64)
