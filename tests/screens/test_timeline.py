@@ -812,6 +812,29 @@ async def test_a_range_over_a_collapsed_groups_row_counts_the_groups_tracks():
         t0, t1 = app.selection.time_range
         expected = _in_range_by_name([view.trace.tracks[k] for k in view.marked_tracks], t0, t1)
         assert expected and {row.name: (row.count, row.total_ns) for row in app.screen.panel.rows} == expected
+        group_line = view.header_height + host - int(view.scroll_offset.y)
+        assert view.render_line(group_line).text.startswith("▌")  # the group's row has the bar too
+
+
+async def test_a_drag_from_a_pinned_row_counts_the_rows_it_sweeps_on_screen():
+    """Pinned rows stay under the ruler while the others scroll: a drag from one of them down
+    into the scrolled rows takes the rows it passes on screen, not those scrolled out of sight."""
+    app = XlaTuiApp(FIXTURES / "gpu_scan" / "gpu_scan.xplane.pb", FIXTURES / "gpu_scan")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        await pilot.press(*["down"] * 12, "P")  # pin a stream's row: it stays on top
+        await settle(pilot)
+        view.scroll_to(y=60, animate=False, immediate=True)
+        await settle(pilot)
+        shown = view._visible()
+        assert view.fixed_rows and shown[view.fixed_rows] > 60  # rows scrolled out of sight between
+        x, y0 = view.label_width + 10, view.header_height + view.fixed_rows - 1
+        await pilot.mouse_down(TimelineView, offset=(x, y0))
+        await pilot.hover(TimelineView, offset=(x + 80, y0 + 4))
+        await pilot.mouse_up(TimelineView, offset=(x + 80, y0 + 4))
+        await settle(pilot)
+        swept = shown[view.fixed_rows - 1:view.fixed_rows + 4]
+        assert view.marked_tracks == tuple(dict.fromkeys(view.rows[k].index for k in swept if view.rows[k].kind == "track"))
 
 
 async def test_a_ranges_rows_are_followed_when_rows_above_them_fold():
@@ -833,6 +856,96 @@ async def test_a_ranges_rows_are_followed_when_rows_above_them_fold():
         await settle(pilot)
         below = view.rows[view.rows.index(last) + 1]
         assert view.cursor_row == view.rows.index(below) and view.marked_tracks == (first.index, last.index, below.index)
+
+
+async def test_a_drag_past_the_rows_or_onto_the_ruler_ends_on_the_nearest_row():
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        top, x0, x1 = view.header_height, view.label_width + 5, view.label_width + 100
+        assert len(view.rows) + top < SIZE[1] - 10  # lines below the last row to drag to
+
+        async def drag(y0: int, y1: int) -> tuple[int, ...] | None:
+            await pilot.mouse_down(TimelineView, offset=(x0, y0))
+            await pilot.hover(TimelineView, offset=(x1, y1))
+            await pilot.mouse_up(TimelineView, offset=(x1, y1))
+            await settle(pilot)
+            return view.marked_tracks
+
+        def tracks(first: int, last: int) -> tuple[int, ...]:
+            return tuple(dict.fromkeys(row.index for row in view.rows[first:last + 1] if row.kind == "track"))
+
+        assert await drag(top + 7, top + len(view.rows) + 3) == tracks(7, len(view.rows) - 1)
+        assert await drag(top + 10, 0) == tracks(0, 10)
+
+
+async def test_a_range_over_counters_alone_counts_no_events_and_says_so():
+    app = XlaTuiApp(FIXTURES / "gpu_scan" / "gpu_scan.xplane.pb", FIXTURES / "gpu_scan")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        assert [row.kind for row in view.rows[-2:]] == ["counter", "counter"]
+        await pilot.press("end", "up", "shift+right", "shift+down")  # the last two rows
+        await settle(pilot)
+        panel = app.screen.panel
+        assert view.marked_tracks == () and panel.rows == [] and "over no tracks of events" in panel.title
+        assert not any(view.render_line(y).text.startswith("▌") for y in range(view.header_height, view.size.height))
+
+
+async def test_a_range_table_is_shown_only_for_the_range_marked_now():
+    """Ranges are summed up in a worker: one marked otherwise (or cleared) since is not shown."""
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        await move_to_row(pilot, view, 7)
+        await pilot.press("shift+right", "shift+right", "shift+down")
+        await settle(pilot)
+        panel, screen = app.screen.panel, app.screen
+        t0, t1 = app.selection.time_range
+        title, rows = panel.title, panel.rows
+        assert " over " in title and rows
+        screen._range_ready(t0, t1, [], [], None)  # the same time, every track: not what is marked
+        screen._range_ready(t0, t1 + 1, [], [], view.marked_tracks)
+        assert panel.title == title and panel.rows == rows
+        await pilot.press("escape")
+        await settle(pilot)
+        screen._range_ready(t0, t1, rows, [], view.marked_tracks)
+        assert not panel.showing_table
+
+
+async def test_a_range_marked_while_the_trace_decodes_keeps_its_table_once_decoded(monkeypatch):
+    import threading
+
+    from tui.model import trace as trace_module
+
+    marked, decode_all = threading.Event(), trace_module.Trace.decode_all
+
+    def held(self, progress=None):  # the tracks decode once the test has marked its range
+        assert marked.wait(30)
+        return decode_all(self, progress)
+
+    monkeypatch.setattr(trace_module.Trace, "decode_all", held)
+    app = XlaTuiApp(FIXTURES / "gpu_scan" / "gpu_scan.xplane.pb", FIXTURES / "gpu_scan")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("4")
+        await pilot.pause()
+        view = app.screen.view
+        for _ in range(100):
+            if view.rows:
+                break
+            await pilot.pause(0.05)
+        assert view.lanes is None and len(view.rows) > 4  # still decoding
+        top, x = view.header_height, view.label_width + 20
+        await pilot.mouse_down(TimelineView, offset=(x, top + 1))
+        await pilot.hover(TimelineView, offset=(x + 60, top + 4))
+        await pilot.mouse_up(TimelineView, offset=(x + 60, top + 4))
+        await pilot.pause()
+        tracks = view.marked_tracks
+        marked.set()
+        await settle(pilot)
+        await pilot.pause(0.2)
+        panel = app.screen.panel
+        assert view.lanes is not None and view.marked_tracks == tracks and tracks
+        assert panel.showing_table and " over " in panel.title
 
 
 async def test_the_wheel_scrolls_rows_zooms_with_ctrl_and_pans_with_shift():

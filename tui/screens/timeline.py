@@ -175,7 +175,10 @@ class TimelineScreen(WorkspaceScreen):
         self._devices, self._overview = (self.trace, devices), found
         self.view.refresh_rows(lanes)
         self.view.set_op_names(op_names(self.workspace), kernel_ops)
-        self._show_trace_facts()
+        if self.view.marked is not None and self.app.selection.time_range is not None:  # marked while decoding: its table again
+            self._aggregate_range(*self.app.selection.time_range, self.view.marked_tracks)
+        else:
+            self._show_trace_facts()
         self.panel.show_info(self._trace_line())
         pending, self._pending = self._pending, None
         if pending is not None and (pending.event is not None or self._ran(pending.instruction)):
@@ -583,13 +586,16 @@ class TimelineScreen(WorkspaceScreen):
         """The range's events by name: on every track, or on the tracks it was marked across
         (their devices' busy time is not theirs alone, so it is left out)."""
         chosen = None if tracks is None else [self.trace.tracks[k] for k in tracks]
-        rows = self.trace.aggregate(t0, t1, chosen)
+        rows = self.trace.aggregate(t0, t1, chosen) if chosen != [] else []
         busy = self._device_time().busy(t0, t1) if chosen is None else []
-        self.app.call_from_thread(self._range_ready, t0, t1, rows, busy, chosen)
+        self.app.call_from_thread(self._range_ready, t0, t1, rows, busy, tracks)
 
-    def _range_ready(self, t0: int, t1: int, rows: list[NameStats], busy: list[DeviceBusy], tracks: list | None = None) -> None:
+    def _range_ready(self, t0: int, t1: int, rows: list[NameStats], busy: list[DeviceBusy],
+                     tracks: tuple[int, ...] | None = None) -> None:
+        if self.app.selection.time_range != (t0, t1) or self.view.marked_tracks != tracks:
+            return  # marked otherwise since (or cleared): that range's table is on its way
         origin = self.trace.span[0]
-        over = "" if tracks is None else f" over {_tracks_named(tracks)}"
+        over = "" if tracks is None else f" over {_tracks_named([self.trace.tracks[k] for k in tracks])}"
         title = (f" Range {format_ns(t0 - origin, 6)} to {format_ns(t1 - origin, 6)} ({format_ns(t1 - t0, 6)}){over}: "
                  f"{sum(row.count for row in rows):,} events of {len(rows):,} names, largest total first")
         if busy:  # XProf's duty cycle, for this range
@@ -927,5 +933,7 @@ def _tracks(trace: Trace) -> str:
 
 def _tracks_named(tracks: list) -> str:
     """`2 tracks (python3, XLA Ops)`: a range's chosen tracks, the first few named."""
+    if not tracks:
+        return "no tracks of events (its rows are counters: C sums them up over it)"
     names = [track.name for track in tracks[:3]] + (["…"] if len(tracks) > 3 else [])
     return f"{counted(len(tracks), 'track')} ({', '.join(names)})"

@@ -124,7 +124,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.marked_tracks: tuple[int, ...] | None = None
         self._range_anchor = 0.0
         self._area_anchor = self._area_end = 0  # the rows the range's tracks run from and to
-        self._area_marks: dict[int, tuple[Strip, Strip]] = {}  # row -> (its line, the line marked in the range)
+        self._area_marks: dict[int, tuple] = {}  # row -> (its line, the tracks marked, the line as drawn in the range)
         self._marked_on: tuple[int, int | None] | None = None  # the cursor when the range was marked (f fits the later)
         self.matches: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int32), np.zeros(0, np.intp))
         self._match_starts = np.zeros(0, np.int64)
@@ -159,7 +159,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.hovered: Callable[[tuple[str, int, int] | None], None] = lambda found: None
         self._hover: tuple[str, int, int] | None = None
         self._drag_from: float | None = None
-        self._drag_row: int | None = None
+        self._drag_y = 0  # the line a drag began on
         self._dragged = False
 
     # -- data ---------------------------------------------------------------------------------
@@ -279,6 +279,15 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         """Indices of the rows on screen, top to bottom: the fixed ones, then the scrolled."""
         fixed, top = self.fixed_rows, int(self.scroll_offset.y)
         return [*range(fixed), *range(fixed + top, min(top + self.view_size.height - self.header_height, len(self.rows)))]
+
+    def _rows_swept(self, y0: int, y1: int) -> list[int]:
+        """The rows on screen from line y0 to line y1 (either way; a line on the ruler or past
+        the last row counts as the row nearest it), top to bottom."""
+        shown = self._visible()
+        if self.trace is None or not shown:
+            return []
+        a, b = sorted(min(max(y - self.header_height, 0), len(shown) - 1) for y in (y0, y1))
+        return shown[a:b + 1]
 
     def _index_at(self, y: int, top: int | None = None) -> int | None:
         """The row at line `y` of the widget (None: the ruler, the steps or below the rows), with
@@ -677,31 +686,30 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
             return
         end = min(max(self._area_end + direction, 0), len(self.rows) - 1)
         self.action_row(end - self.cursor_row)
-        tracks = self.tracks_of_rows(self._area_anchor, end)
-        self.mark_range(self.marked, tracks)
+        lo, hi = sorted((self._area_anchor, end))
+        self.mark_range(self.marked, self.tracks_of_rows(range(lo, hi + 1)) if lo != hi else None)
         self._area_end = end
 
-    def tracks_of_rows(self, first: int, last: int) -> tuple[int, ...] | None:
-        """The tracks shown on rows `first` to `last` (a collapsed group's row: its tracks; counters
-        are not events), in row order; None (all tracks) for a single row or none."""
-        if first == last:
-            return None
-        lo, hi = sorted((first, last))
+    def tracks_of_rows(self, rows) -> tuple[int, ...]:
+        """The tracks shown on these rows, in row order (a collapsed group's row: the tracks it
+        hides; counters are not events, so rows of counters alone give none)."""
         found: dict[int, None] = {}
-        for row in self.rows[lo:hi + 1]:
+        for row in (self.rows[k] for k in rows):
             if row.kind in ("track", "instants"):
                 found[row.index] = None
             elif row.kind == "group" and row.group in self.collapsed:
                 found.update(dict.fromkeys(self._tracks_under(row.group)))
-        return tuple(found) or None
+        return tuple(found)
 
     def _tracks_under(self, group: str) -> list[int]:
         """The tracks a group's rows show when expanded: the pinned ones under the pinned rows'
         head, a group's own others (both as the row filter leaves them)."""
-        wanted, pinned = self.row_filter.lower(), {k for kind, k in self.pinned_rows if kind == "track"}
-        return [k for k, track in enumerate(self.trace.tracks)
-                if (k in pinned if group == PINNED else track.group == group and k not in pinned)
-                and (not wanted or wanted in track.group.lower() or wanted in track.name.lower())]
+        wanted, tracks = self.row_filter.lower(), self.trace.tracks
+        pinned = [k for kind, k in self.pinned_rows if kind == "track"]
+        held = set(pinned)
+        under = pinned if group == PINNED else sorted(  # derived lines first, as _layout shows them
+            (k for k, track in enumerate(tracks) if track.group == group and k not in held), key=lambda k: not tracks[k].derived)
+        return [k for k in under if not wanted or wanted in tracks[k].group.lower() or wanted in tracks[k].name.lower()]
 
     def action_clear_range(self) -> None:
         if self.marked is not None:
@@ -750,7 +758,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
         self._drag_from, self._dragged = self._time_at_x(event.x), False
-        self._drag_row = self._index_at(event.y) if self.trace is not None and event.y >= self.header_height else None
+        self._drag_y = event.y
         if self._drag_from is not None:
             self.capture_mouse()
 
@@ -790,11 +798,11 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.release_mouse()
         if self._dragged and self.marked is not None:
             self._range_anchor = self.marked[0]
-            here = self._index_at(event.y) if self.trace is not None and event.y >= self.header_height else None
-            across = self._drag_row is not None and here is not None
-            self.mark_range(self.marked, self.tracks_of_rows(self._drag_row, here) if across else None)
+            swept = self._rows_swept(self._drag_y, event.y)
+            across = len(swept) > 1
+            self.mark_range(self.marked, self.tracks_of_rows(swept) if across else None)
             if across:
-                self._area_anchor, self._area_end = self._drag_row, here
+                self._area_anchor, self._area_end = (swept[0], swept[-1]) if event.y >= self._drag_y else (swept[-1], swept[0])
         self._drag_from = None
 
     def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
@@ -927,16 +935,19 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
     def _area_marked(self, index: int, line: Strip) -> Strip:
         """A row of a track the marked range counts, with a bar in its label's first column (as
         Perfetto shades the area's tracks)."""
-        row = self.rows[index]
-        if row.kind not in ("track", "instants") or row.index not in self.marked_tracks:
-            return line
         kept = self._area_marks.get(index)
-        if kept is None or kept[0] is not line:
+        if kept is None or kept[0] is not line or kept[1] is not self.marked_tracks:
             if len(self._area_marks) > 4 * max(self.view_size.height, 1):
                 self._area_marks.clear()
-            marked = Strip.join([Strip([Segment("▌", self.base_style + _AREA)], 1), line.crop(1, line.cell_length)])
-            kept = self._area_marks[index] = (line, marked)
-        return kept[1]
+            row = self.rows[index]
+            if row.kind in ("track", "instants"):
+                inside = row.index in self.marked_tracks
+            else:  # a collapsed group's row: the tracks it hides
+                inside = row.kind == "group" and row.group in self.collapsed and not set(self.marked_tracks).isdisjoint(
+                    self._tracks_under(row.group))
+            marked = Strip.join([Strip([Segment("▌", self.base_style + _AREA)], 1), line.crop(1, line.cell_length)]) if inside else line
+            kept = self._area_marks[index] = (line, self.marked_tracks, marked)
+        return kept[2]
 
     def _named_at_top(self, index: int, line: Strip) -> Strip:
         """The first row below the fixed ones, scrolled to: a track's lower lane, whose name
