@@ -19,7 +19,6 @@ from tui.model.errors import InputError
 
 # `prefix.` is a timestamp (--xla_dump_include_timestamp) or a computation name; lazy, so a
 # module name that itself contains "module_" does not move the split.
-_LABEL = re.compile(r"module_(\d+)\.(.+)")  # DumpModule.label
 _MODULE_FILE = re.compile(r"(?:.*?\.)?module_(?P<number>\d{4,})(?:\.(?P<rest>.+))?")
 
 _PLATFORM = r"[A-Za-z]\w*(?:\.\d\w*)*"  # cpu, sm_8.0_gpu, gfx942_gpu: a dot only before a digit
@@ -89,8 +88,8 @@ class DumpFolder:
 
 def label_parts(label: str) -> tuple[int, str] | None:
     """(number, name) of a module's `label` (`module_0012.jit_f`), or None for another label."""
-    m = _LABEL.fullmatch(label)
-    return (int(m.group(1)), m.group(2)) if m else None
+    m = _module_match(label)
+    return (int(m["number"]), m["rest"]) if m else None
 
 
 def is_dump_folder(path: str | os.PathLike) -> bool:
