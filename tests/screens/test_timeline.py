@@ -1584,6 +1584,7 @@ async def test_k_lists_the_gpu_kernels_with_their_launch_and_ops():
         track = trace.tracks[stream]
         kernels = [i for i in range(track.count) if not track.event_name(i).lower().startswith(("memcpy", "memset"))]
         assert panel.has_focus and sum(row.count for row in panel.rows) == len(kernels) < track.count  # not its copies
+        assert panel.sort_by == "total" and [row.total_ns for row in panel.rows] == sorted((row.total_ns for row in panel.rows), reverse=True)
         shared = next(k for k, row in enumerate(panel.rows) if row.name == "input_reduce_fusion_1")
         assert panel.notes[shared].startswith("grid 1,1,1 block 1024,1,1 24 regs")
         assert "  4 ops: input_reduce_fusion.1, " in panel.notes[shared]

@@ -650,19 +650,19 @@ class TimelineScreen(WorkspaceScreen):
         elif table == "categories":
             self.panel.show_table(f" XLA op time by category: {len(rows):,} ops in {len(profile.categories)} categories, "
                                   f"{format_ns(total, 6)} in all (Enter: the category's ops)", profile.categories, total,
-                                  self._group_rates(profile.categories, profile.category_of))
+                                  self._group_rates(profile.categories, profile.category_of), order="self")
         elif table == "scopes":
             self._show_scopes()
         elif table == "sources":
             self._sources = op_sources(rows, profile.instructions)
             self.panel.show_table(f" XLA op time by source line: {len(self._sources[0]):,} lines of Python, "
                                   f"{format_ns(total, 6)} in all (Enter: the line's ops)", self._sources[0], total,
-                                  self._group_rates(*self._sources))
+                                  self._group_rates(*self._sources), order="self")
         else:
             tuning = sum(row.total_ns for row in profile.autotuning)
             left_out = f" (XLA's autotuning left out: {format_ns(tuning, 4)})" if tuning else ""
             self.panel.show_table(f" Top XLA ops over the whole trace: {self._ops_title(rows)}, {format_ns(total, 6)} in all"
-                                  f"{left_out}", rows, total, self._rates(profile))
+                                  f"{left_out}", rows, total, self._rates(profile), order="self")
 
     def action_roofline(self) -> None:
         """`R`: the ops on a roofline chart (XProf's Roofline Model), over the timeline; Enter
@@ -684,7 +684,7 @@ class TimelineScreen(WorkspaceScreen):
         rows, total = self._scopes[0], op_time(profile.ops)
         self.panel.show_table(f" XLA op time by JAX name scope, {self._scope_depth} deep (-/+): {len(rows):,} scopes, "
                               f"{format_ns(total, 6)} in all (Enter: the scope's ops)", rows, total,
-                              self._group_rates(rows, self._scopes[1]))
+                              self._group_rates(rows, self._scopes[1]), order="self")
 
     def action_scope_depth(self, delta: int) -> None:
         self._scope_depth = max(1, min(DEEPEST, self._scope_depth + delta))
@@ -863,7 +863,7 @@ class TimelineScreen(WorkspaceScreen):
         total = op_time(profile.ops)
         self.panel.show_table(f" {name}: {self._ops_title(rows)}, {format_ns(op_time(rows), 6)} "
                               f"of {format_ns(total, 6)} ({back})", rows, total,
-                              {column: [values[k] for k in chosen] for column, values in self._rates(profile).items()})
+                              {column: [values[k] for k in chosen] for column, values in self._rates(profile).items()}, order="self")
 
     def _name_chosen(self, name: str, program: str | None) -> None:
         """A name in a table: its events (an op's runs in its program) become the matches; the

@@ -98,6 +98,7 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         self.columns: list[Column] | None = None  # a table's own columns, in place of the per-name numbers
         self._notes_length = 0  # the longest note
         self.sort_by = "total"  # the column the rows are shown in, largest first
+        self._share_of = _SORTS["total"]  # a row's value its % column is the share of `total` of
         self._order: list[int] = []  # the rows' positions, in the order shown
         self.cursor = 0
         self._info_line: Strip | None = None
@@ -127,10 +128,10 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
 
     def show_table(self, title: str, rows: list[NameStats], total: int | None = None,
                    rates: dict[str, list[float | None]] | None = None, notes: list[str] | None = None,
-                   notes_title: str = "", columns: list[Column] | None = None) -> None:
-        """Rows of per-name time, largest total first; with `total` (an op table's: the ops' time,
-        links.op_time), largest self time first, with a column of each row's self time's share
-        of `total` (a `while` holds its body's ops: only its own time is its share); with `rates`
+                   notes_title: str = "", columns: list[Column] | None = None, order: str = "total") -> None:
+        """Rows of per-name time, largest `order` first (a _SORTS column: an op table's come by
+        self time, links.op_time); with `total`, a column of each row's share of it by that
+        column (a `while` holds its body's ops: only its own time is its share); with `rates`
         a column per rate (RATE_FORMATS' columns: each op's achieved FLOP/s, bytes/s and their
         shares of the chip's peaks; blank where unknown), with `notes` a last column of text
         titled `notes_title` (a GPU kernel's launch); with `columns`, those after the name
@@ -144,8 +145,8 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         self.columns = columns
         if columns is not None:
             self.total, self.rates = None, {}
-        # as given: a table of its own columns in its own order, an op table (one with `total`) by self time
-        self.sort_by = None if columns is not None else "self" if total is not None else "total"
+        self.sort_by = None if columns is not None else order  # as given (a table of its own columns: its own order)
+        self._share_of = _SORTS[order]
         self._order = list(range(len(rows)))
         programs = {row.program for row in rows}
         longest = max((len(p) for p in programs if p), default=0)
@@ -292,7 +293,7 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         cells = [f"{row.count:,}", format_ns(row.total_ns), format_ns(row.self_ns), format_ns(row.mean_ns),
                  format_ns(row.min_ns), format_ns(row.max_ns)]
         if self.total:
-            cells.append(f"{100 * row.self_ns / self.total:.1f}")
+            cells.append(f"{100 * self._share_of(row) / self.total:.1f}")
         for column in rates:
             rate = self.rates[column][at]
             cells.append("" if rate is None else RATE_FORMATS[column](rate))
