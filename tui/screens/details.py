@@ -32,7 +32,7 @@ from tui.model.shapes import human_bytes
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
 from tui.screens.op_times import OpTimes
-from tui.widgets.details_view import DetailsView, Links, Page, Section
+from tui.widgets.details_view import DetailsView, Links, Page, Section, remember
 from tui.widgets.highlight import highlight, numbered
 from tui.widgets.page_lines import KeyValues
 from tui.widgets.palette import category_style
@@ -41,7 +41,6 @@ from tui.widgets.still import HeldKey, StillWatch
 _LEXER = HloLexer(stripnl=False)
 _PYTHON = PythonLexer(stripnl=False)
 PAGES_KEPT = 8  # pages of recent and next instructions
-ROWS_KEPT = 4096  # ops' rows in the tables of ops, kept for the pages to come
 TEXT_HEAD, TEXT_TAIL = 12_000, 4_000  # an instruction's text shown (a constant's literal can run to megabytes)
 KERNEL_NAME = 60  # a GPU kernel's name is cut here (library kernels' run to hundreds of characters)
 _LINK_COLUMNS = (("name", 30), ("opcode", 14), ("shape", 22), ("layout", 10), ("memory", 8), ("bytes", 10))
@@ -231,11 +230,7 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
         next op, a user of the last); the view keeps its line by this list."""
         key = (other, platform, note)
         found = self._cells.get(key)
-        if found is None:
-            if len(self._cells) >= ROWS_KEPT:
-                self._cells.clear()
-            found = self._cells[key] = _link_row(other, platform, note)
-        return found
+        return found if found is not None else remember(self._cells, key, _link_row(other, platform, note))
 
     def _attributes(self, ins: HloInstruction):
         rows = []

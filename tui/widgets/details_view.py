@@ -68,7 +68,8 @@ class Page:
     lines: list[list[Segment] | None] = field(default_factory=list)  # each line but its right margin (the thumb's column)
     rows: dict[int, tuple[Callable[[object], Cells], object]] = field(default_factory=dict)  # link rows not drawn yet
     links: list[tuple[int, object]] = field(default_factory=list)  # (line, target), in line order
-    strips: dict[tuple[int, bool], Strip] = field(default_factory=dict)  # (line, on the thumb) -> as handed over
+    strips: dict[tuple[int, bool], Strip] = field(default_factory=dict)  # (line, on the thumb) -> as handed over (kept with
+    # the page: a page kept or laid ahead shows the same Strips after the view's shared ones are let go)
 
     @property
     def complete(self) -> bool:
@@ -180,7 +181,7 @@ class DetailsView(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         if found is None:
             found = [self._line(line) for line in lay_out()]
             if None not in key:
-                self._remember(self._laid, key, found)
+                remember(self._laid, key, found)
         return found
 
     def _row(self, cells: Cells, width: int) -> list[Segment]:
@@ -188,15 +189,8 @@ class DetailsView(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         key = (tuple(cells), width)
         found = self._laid.get(key)
         if found is None:
-            found = self._remember(self._laid, key, self._line(link_row(cells, width)))
+            found = remember(self._laid, key, self._line(link_row(cells, width)))
         return found
-
-    @staticmethod
-    def _remember(kept: dict, key, value):
-        if len(kept) >= KEPT:
-            kept.clear()
-        kept[key] = value
-        return value
 
     def notify_style_update(self) -> None:
         self._styles, self._laid, self._shared = {}, {}, {}
@@ -317,7 +311,7 @@ class DetailsView(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
             shared = self._shared.get((id(drawn), on_thumb))
             if shared is None or shared[0] is not drawn:
                 strip = Strip([*drawn, thumb_cell(on_thumb, self.base_style)], page.width)
-                shared = self._remember(self._shared, (id(drawn), on_thumb), (drawn, strip))
+                shared = remember(self._shared, (id(drawn), on_thumb), (drawn, strip))
             found = page.strips[line, on_thumb] = shared[1]
         return found
 
@@ -326,6 +320,15 @@ class DetailsView(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
             self.repaint_rows(self.page.links[self.link_at][0])
 
     on_blur = on_focus
+
+
+def remember(kept: dict, key, value):
+    """`kept[key] = value`, returned; a dict grown to KEPT entries is let go of first (all at
+    once: what pages to come reuse is made again as soon as it is needed)."""
+    if len(kept) >= KEPT:
+        kept.clear()
+    kept[key] = value
+    return value
 
 
 def fitted(cells: Cells, width: int) -> Cells:
