@@ -110,6 +110,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.trace: Trace | None = None
         self.window = Window(0.0, 1.0, 1, (0, 1))
         self.rows: list[Row] = []
+        self._group_tracks: dict[str, list[int]] = {}  # group -> the tracks its rows show (folded or not), in row order
         self.collapsed: set[str] = set()
         self.pinned: list[str] = []  # groups shown above the others, in the order pinned
         self.pinned_rows: list[tuple[str, int]] = []  # ("track" or "counter", index): shown at the very top, in their own group
@@ -234,13 +235,14 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
             grouped_tracks[track.group].append((k, track))
         for k, counter in counters:
             grouped_counters[counter.group].append(k)
+        self._group_tracks = {group: [k for k, _ in grouped_tracks[group] if ("track", k) not in pinned] for group in groups}
+        self._group_tracks[PINNED] = [k for kind, k in on_top if kind == "track"]
         for group in groups:
             rows.append(Row("group", group, -1))
             if group in self.collapsed:
                 continue
-            for k, track in grouped_tracks[group]:
-                if ("track", k) not in pinned:
-                    rows += self._track_rows(k, track)
+            for k in self._group_tracks[group]:
+                rows += self._track_rows(k, shown_tracks[k])
             rows += [Row("counter", group, k) for k in grouped_counters[group] if ("counter", k) not in pinned]
         return rows
 
@@ -698,18 +700,8 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
             if row.kind in ("track", "instants"):
                 found[row.index] = None
             elif row.kind == "group" and row.group in self.collapsed:
-                found.update(dict.fromkeys(self._tracks_under(row.group)))
+                found.update(dict.fromkeys(self._group_tracks.get(row.group, ())))
         return tuple(found)
-
-    def _tracks_under(self, group: str) -> list[int]:
-        """The tracks a group's rows show when expanded: the pinned ones under the pinned rows'
-        head, a group's own others (both as the row filter leaves them)."""
-        wanted, tracks = self.row_filter.lower(), self.trace.tracks
-        pinned = [k for kind, k in self.pinned_rows if kind == "track"]
-        held = set(pinned)
-        under = pinned if group == PINNED else sorted(  # derived lines first, as _layout shows them
-            (k for k, track in enumerate(tracks) if track.group == group and k not in held), key=lambda k: not tracks[k].derived)
-        return [k for k in under if not wanted or wanted in tracks[k].group.lower() or wanted in tracks[k].name.lower()]
 
     def action_clear_range(self) -> None:
         if self.marked is not None:
@@ -944,7 +936,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
                 inside = row.index in self.marked_tracks
             else:  # a collapsed group's row: the tracks it hides
                 inside = row.kind == "group" and row.group in self.collapsed and not set(self.marked_tracks).isdisjoint(
-                    self._tracks_under(row.group))
+                    self._group_tracks.get(row.group, ()))
             marked = Strip.join([Strip([Segment("▌", self.base_style + _AREA)], 1), line.crop(1, line.cell_length)]) if inside else line
             kept = self._area_marks[index] = (line, self.marked_tracks, marked)
         return kept[2]
