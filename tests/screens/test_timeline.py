@@ -1282,6 +1282,88 @@ def test_timeline_pinned_rows_stay_while_the_rest_scroll(snap_compare, size):
     assert snap_compare(app, terminal_size=size, run_before=_pinned_and_scrolled)
 
 
+async def _a_kernels_flow_from_its_launch(pilot) -> None:
+    """The H100 step fitted, `python3` pinned on top (Shift+P), then a kernel in the middle of
+    the step chosen (Enter): its flow comes from the CUDA graph's launch on the pinned rows."""
+    await _a_gpu_step_fitted(pilot)
+    view, trace = pilot.app.screen.view, pilot.app.workspace.trace
+    python = next(k for k, track in enumerate(trace.tracks) if track.name == "python3")
+    await move_to_row(pilot, view, view.rows.index(Row("track", trace.tracks[python].group, python, 0)))
+    await pilot.press("P")
+    stream = next(k for k, track in enumerate(trace.tracks) if track.name == "Stream #14(Compute)")
+    runs = next(k for k, track in enumerate(trace.tracks) if track.name == "XLA Modules - from #14")
+    middle = sum(trace.tracks[runs].event_span(1)) // 2
+    view.show_event(stream, int(np.searchsorted(trace.tracks[stream].start_ns, middle)))
+    await pilot.press("enter")
+    await settle(pilot)
+    pilot.app.clear_notifications()
+    await pilot.pause()
+
+
+@SIZES
+def test_timeline_a_kernels_flow_drawn_from_its_launch(snap_compare, size):
+    app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
+    assert snap_compare(app, terminal_size=size, run_before=_a_kernels_flow_from_its_launch)
+
+
+def _drawn(view: TimelineView, index: int, column: int) -> str:
+    """The character the screen shows in cell `column` of row `index`'s time axis (as the view's
+    kept lines stand: a line not repainted when it should be shows what it showed before)."""
+    line = screen_text(view.app).splitlines()[view.region.y + view._y_of(index)]
+    return line[view.region.x + view.label_width + column]
+
+
+def _expected_flow(view: TimelineView, earlier: tuple[int, int], later: tuple[int, int]) -> dict[tuple[int, int], str]:
+    """(row, column) -> character of a flow from `earlier` to `later`, worked out from the
+    events' times: along the earlier event's row from its last cell, down (or up) the column
+    left of the later event's first cell, into it."""
+    trace, window = view.trace, view.window
+    (a_start, a_end), (b_start, _) = (trace.tracks[k].event_span(i) for k, i in (earlier, later))
+    a_row, b_row = (view.rows.index(Row("track", trace.tracks[k].group, k, int(trace.tracks[k].depth[i])))
+                    for k, i in (earlier, later))
+    last = max(int((a_start - window.t0) // window.ns_per_cell), int(np.ceil((a_end - window.t0) / window.ns_per_cell)) - 1)
+    turn = int((b_start - window.t0) // window.ns_per_cell) - 1
+    assert 0 < turn < window.cells and a_row != b_row  # the flow is in view, between two rows
+    down = b_row > a_row
+    drawn = {(a_row, c): "─" for c in range(max(last + 1, 0), turn)}
+    drawn |= {(r, turn): "│" for r in range(min(a_row, b_row) + 1, max(a_row, b_row))}
+    drawn |= {(a_row, turn): "╮" if down else "╯", (b_row, turn): "╰" if down else "╭"}
+    return drawn
+
+
+async def test_a_chosen_kernels_flow_is_drawn_from_its_launch_and_follows_the_window():
+    """Perfetto's flow arrow, in cells: the chosen kernel's line comes from the CUDA graph
+    launch that queued it (they share a correlation id), wherever the window puts them; it goes
+    when the cursor leaves the kernel."""
+    app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _a_kernels_flow_from_its_launch(pilot)
+        view, trace = app.screen.view, app.workspace.trace
+        kernel = view.cursor
+        assert view.flows is not None and view.flows[0] == kernel and len(view.flows[1]) == 1
+        launch = view.flows[1][0]
+        assert trace.tracks[launch[0]].event_name(launch[1]).startswith("cuGraphLaunch")
+        assert (trace.tracks[launch[0]].event_args(launch[1])["correlation_id"]
+                == trace.tracks[kernel[0]].event_args(kernel[1])["correlation_id"])
+        expected = _expected_flow(view, launch, kernel)
+        assert {at: _drawn(view, *at) for at in expected} == expected
+        await pilot.press("a")  # pan: the line moves with the events
+        before, expected = expected, _expected_flow(view, launch, kernel)
+        assert {at: _drawn(view, *at) for at in expected} == expected
+        between = [at for at, char in before.items() if char == "│"]
+        assert between and all(_drawn(view, *at) != "│" for at in between)  # not left where it was
+        view.collapsed.add(PINNED)  # the launch's rows folded away: the line comes from their group's head
+        view.refresh_rows()
+        await pilot.pause()
+        track = trace.tracks[kernel[0]]
+        head, row = view.rows.index(Row("group", PINNED, -1)), view.rows.index(Row("track", track.group, kernel[0], int(track.depth[kernel[1]])))
+        turn = int((track.start_ns[kernel[1]] - view.window.t0) // view.window.ns_per_cell) - 1
+        assert [_drawn(view, r, turn) for r in range(head, row + 1)] == ["╮", *["│"] * (row - head - 1), "╰"]
+        await pilot.press("right")  # the cursor leaves the kernel: its flow is not drawn
+        assert view.flows is None
+        assert "│" not in [_drawn(view, r, turn) for r in range(head + 1, row)]
+
+
 async def test_steps_counters_and_devices_of_a_gpu_profile(corpus):
     """A TensorFlow GPU profile: XProf's Steps line is marked under the ruler, allocator
     stats are drawn as counter rows, and the device's peak bandwidth is listed."""
@@ -1473,9 +1555,11 @@ async def test_flows_link_a_gpu_kernel_and_its_launch(corpus):
         flows = [value for key, value, _ in app.screen.panel.details if key == "flow"]
         assert len(flows) == 1 and flows[0].startswith("← ") and "/host:CPU" in flows[0]
         correlation = trace.tracks[stream].event_args(5)["correlation_id"]
+        assert view.flows is not None and view.flows[0] == kernel  # drawn, to the launch
         await pilot.press("left_square_bracket")
         await settle(pilot)
         launch = view.cursor
+        assert view.flows == (launch, (kernel,))
         assert launch != kernel and trace.tracks[launch[0]].group == "/host:CPU"
         assert trace.tracks[launch[0]].event_args(launch[1])["correlation_id"] == correlation
         assert trace.tracks[launch[0]].start_ns[launch[1]] <= trace.tracks[stream].start_ns[5]

@@ -43,7 +43,7 @@ from tui.widgets.trace_panel import Column, TracePanel
 
 BOLD, ITALIC, WARNING = Style(bold=True), Style(italic=True), Style(bold=True, color="red")
 NO_PROFILE = "No profile loaded: open an .xplane.pb, a trace JSON or a logdir (alone or beside a dump)."
-FLOWS_LISTED = 8  # linked events listed in the panel
+FLOWS_LISTED = 8  # linked events listed in the panel and drawn
 INSTANTS_LISTED = 200  # instant events listed in the panel (the rest: zoom in)
 PROGRESS_S = 0.1  # the rows are laid out again as tracks decode, at most this often
 DEVICE_COLUMNS = 4  # the steps table's busy columns, one per device; more devices: the least, mean and most busy
@@ -384,6 +384,7 @@ class TimelineScreen(WorkspaceScreen):
         self._flows = (track_index, event, flows)
         self.refresh_bindings()  # `]` shows while the selection has a flow
         if self.view.cursor == (track_index, event):
+            self.view.set_flows((track_index, event), flows[:FLOWS_LISTED])
             self._show_event(track_index, event, args, link)
 
     def _show_event(self, track_index: int, event: int, args: dict | None, link) -> None:

@@ -4,6 +4,7 @@ Keys follow Perfetto and XProf: W/S zoom about the cursor, A/D pan (shifted: big
 arrows move between events and rows, Enter or a click selects, F fits the selection, 0 shows
 the whole trace, M marks the cursor event's time range (Shift+arrows or a mouse drag mark any
 range), N/Shift+N step through search matches, Shift+P pins a group above the others. The
+chosen event's flows are drawn over the rows (tui/widgets/timeline_flows.py). The
 wheel scrolls rows, Ctrl+wheel zooms about the pointer, Shift+wheel pans.
 
 Rendered with the Line API. A frame bins every visible row's events into cells with one call
@@ -19,6 +20,7 @@ repaints only the lines that differ from those shown.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from typing import Callable, NamedTuple
 
@@ -38,6 +40,7 @@ from tui.model.trace_lanes import LaneIndex, lane_index, position
 from tui.widgets.direct_keys import DirectKeys
 from tui.widgets.line_cache import LineCache
 from tui.widgets.still import HeldKey, StillWatch
+from tui.widgets.timeline_flows import Link, Marks, connectors, overlaid
 from tui.widgets.timeline_pictures import Picture, Pictures
 from tui.widgets.timeline_paint import (
     COUNTER,
@@ -127,6 +130,11 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self._area_anchor = self._area_end = 0  # the rows the range's tracks run from and to
         self._area_marks: dict[int, tuple] = {}  # row -> (its line, the tracks marked, the line as drawn in the range)
         self._marked_on: tuple[int, int | None] | None = None  # the cursor when the range was marked (f fits the later)
+        # The chosen event's flows, drawn (timeline_flows): ((track, event), the events it links to); None: none.
+        self.flows: tuple[tuple[int, int], tuple[tuple[int, int], ...]] | None = None
+        self._flow_marks_for: tuple | None = None  # (flows, window, rows, their marks)
+        self._flow_lines: dict[int, tuple] = {}  # row -> (its line, its marks, the line with them drawn)
+        self._row_numbers: tuple[list, dict] | None = None  # (rows, row -> its index)
         self.matches: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int32), np.zeros(0, np.intp))
         self._match_starts = np.zeros(0, np.int64)
         self.op_names: frozenset[str] = frozenset()
@@ -172,7 +180,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.op_names = op_names
         self._colour = np.zeros(0, np.int32)
         self._steps, self.lanes = None, None
-        self.cursor_row, self.cursor_event, self.marked, self.marked_tracks = 0, None, None, None
+        self.cursor_row, self.cursor_event, self.marked, self.marked_tracks, self.flows = 0, None, None, None, None
         self.matches, self._match_starts = (np.zeros(0, np.int32), np.zeros(0, np.intp)), np.zeros(0, np.int64)
         if trace is not None:
             self.window = Window.whole(trace.span, self.cells)
@@ -343,6 +351,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         if window == self.window:
             return
         shown = self._lines, self._ruler, self._picture.steps_line
+        flowed = set(self._flow_marks())  # rows the flows are drawn over, in this window and the next
         self._picture.lines.update((self._line_key(index), strip) for index, strip in self._lines.items())
         self.pictures.put(self.window, self._picture)
         self._forget_painted()
@@ -351,20 +360,23 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         if found is not None:
             window, self._picture = found
         self.window = window
-        self._refresh_changed(*shown)
+        self._refresh_changed(*shown, flowed | set(self._flow_marks()))
         self._point_at(None)  # the pointer is over another time now: told again when it moves
         self.window_moved()
 
-    def _refresh_changed(self, lines: dict[int, Strip], ruler: Strip | None, steps_line: Strip | None) -> None:
+    def _refresh_changed(self, lines: dict[int, Strip], ruler: Strip | None, steps_line: Strip | None,
+                         flowed: set[int]) -> None:
         """After a new window: paint its visible lines now and repaint only those that are not
         the ones shown (a row that is the same one event in both keeps its line, and Textual
-        neither cuts nor encodes it again). A pane not on screen paints when it is shown."""
+        neither cuts nor encodes it again) or that flows are drawn over. A pane not on screen
+        paints when it is shown."""
         if self.trace is None or not self.screen.is_current:
             self.refresh()
             return
         header = self.header_height
         self._paint_visible()
-        changed = [header + y for y, index in enumerate(self._visible()) if self._lines.get(index) is not lines.get(index)]
+        changed = [header + y for y, index in enumerate(self._visible())
+                   if self._lines.get(index) is not lines.get(index) or index in flowed]
         self._ruler = self._kept_ruler()
         if self._ruler is not ruler:
             changed.append(0)
@@ -437,6 +449,9 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         return True
 
     def _move_cursor(self, row: int, event: int | None) -> None:
+        target = self._row(row)
+        if self.flows is not None and (target is None or target.kind != "track" or (target.index, event) != self.flows[0]):
+            self.set_flows(None)  # they are the chosen event's, and the cursor left it
         old = self.cursor_row
         for index in (old, row):  # moving back shows these pictures again
             if index in self._lines:
@@ -446,7 +461,6 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
                 kept[self._line_key(index)] = self._lines[index]
         self.cursor_row, self.cursor_event = row, event
         self._still.moved()
-        target = self._row(row)
         if event is not None and target is not None and target.kind == "track":
             track = self._track(target)
             self.cursor_ns = sum(track.event_span(event)) / 2
@@ -703,6 +717,52 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
                 found.update(dict.fromkeys(self._group_tracks.get(row.group, ())))
         return tuple(found)
 
+    # -- flows --------------------------------------------------------------------------------
+    def set_flows(self, origin: tuple[int, int] | None, linked=()) -> None:
+        """Draw the flows from the event at `origin` (track, event) to the `linked` events, as
+        Perfetto draws the selected slice's arrows; None (or nothing linked): draw none."""
+        flows = (origin, tuple(linked)) if origin is not None and len(linked) else None
+        if flows == self.flows:
+            return
+        drawn = set(self._flow_marks())
+        self.flows = flows
+        drawn |= set(self._flow_marks())
+        self.refresh_view_lines(y for y in map(self._y_of, drawn) if y is not None)
+
+    def _flow_marks(self) -> Marks:
+        """The flows' characters by row, for this window and layout of the rows (kept for them)."""
+        if self.flows is None or self.trace is None:
+            return {}
+        kept = self._flow_marks_for
+        if kept is None or kept[0] != self.flows or kept[1] != self.window or kept[2] is not self.rows:
+            kept = self._flow_marks_for = (self.flows, self.window, self.rows, connectors(self._flow_links(), self.window.cells))
+        return kept[3]
+
+    def _flow_links(self) -> list[Link]:
+        """Each flow as a Link from the earlier event to the later, in this window's columns
+        (a flow to an event on no row, its track filtered out, is left out)."""
+        origin, linked = self.flows
+        window, tracks, links = self.window, self.trace.tracks, []
+        for other in linked:
+            (a, a_span), (b, b_span) = sorted(((pair, tracks[pair[0]].event_span(pair[1])) for pair in (origin, other)),
+                                              key=lambda found: found[1])
+            rows = self._row_of_event(*a), self._row_of_event(*b)
+            if None not in rows:
+                last = max(window.column(a_span[0]), math.ceil((a_span[1] - window.t0) / window.ns_per_cell) - 1)
+                links.append(Link(rows[0], last, rows[1], window.column(b_span[0])))
+        return links
+
+    def _row_of_event(self, track_index: int, event: int) -> int | None:
+        """The row an event is drawn on: its lane's, or in a folded group its group's head."""
+        if self._row_numbers is None or self._row_numbers[0] is not self.rows:
+            self._row_numbers = (self.rows, {row: index for index, row in enumerate(self.rows)})
+        numbers, track = self._row_numbers[1], self.trace.tracks[track_index]
+        row = Row("track", track.group, track_index, int(track.depth[event]))
+        if row in numbers:
+            return numbers[row]
+        section = self.section(row)
+        return numbers.get(Row("group", section, -1)) if section in self.collapsed else None
+
     def action_clear_range(self) -> None:
         if self.marked is not None:
             self.mark_range(None)
@@ -922,6 +982,8 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
             line = self._named_at_top(index, line)
         if self.marked_tracks is not None:
             line = self._area_marked(index, line)
+        if self.flows is not None:
+            line = self._flowed(index, line)
         return line
 
     def _area_marked(self, index: int, line: Strip) -> Strip:
@@ -939,6 +1001,18 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
                     self._group_tracks.get(row.group, ()))
             marked = Strip.join([Strip([Segment("▌", self.base_style + _AREA)], 1), line.crop(1, line.cell_length)]) if inside else line
             kept = self._area_marks[index] = (line, self.marked_tracks, marked)
+        return kept[2]
+
+    def _flowed(self, index: int, line: Strip) -> Strip:
+        """A row with the flows drawn over it, where they cross it."""
+        marks = self._flow_marks().get(index)
+        if marks is None:
+            return line
+        kept = self._flow_lines.get(index)
+        if kept is None or kept[0] is not line or kept[1] is not marks:
+            if len(self._flow_lines) > 4 * max(self.view_size.height, 1):
+                self._flow_lines.clear()
+            kept = self._flow_lines[index] = (line, marks, overlaid(line, marks, self.label_width, self.base_style + _FLOW))
         return kept[2]
 
     def _named_at_top(self, index: int, line: Strip) -> Strip:
@@ -1164,6 +1238,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
 
 # (on the cursor row, a group row) -> label style
 _AREA = Style(color="#ffaf00", bold=True)  # the bar on the rows a range over some tracks counts
+_FLOW = Style(bold=True)  # the chosen event's flows, in the theme's text colour
 
 _LABEL_STYLES = {
     (False, False): Style(dim=True),
