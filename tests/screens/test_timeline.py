@@ -1313,6 +1313,14 @@ def _drawn(view: TimelineView, index: int, column: int) -> str:
     return line[view.region.x + view.label_width + column]
 
 
+def _flow_drawn(view: TimelineView) -> bool:
+    """Whether a flow's line is on screen: any of its characters in the rows' time axis."""
+    lines = screen_text(view.app).splitlines()
+    left = view.region.x + view.label_width
+    rows = lines[view.region.y + view.header_height:view.region.bottom]
+    return any(char in "─│╮╯╰╭▶" for line in rows for char in line[left:left + view.window.cells])
+
+
 def _expected_flow(view: TimelineView, earlier: tuple[int, int], later: tuple[int, int]) -> dict[tuple[int, int], str]:
     """(row, column) -> character of a flow from `earlier` to `later`, worked out from the
     events' times: along the earlier event's row from its last cell, down (or up) the column
@@ -1359,9 +1367,54 @@ async def test_a_chosen_kernels_flow_is_drawn_from_its_launch_and_follows_the_wi
         head, row = view.rows.index(Row("group", PINNED, -1)), view.rows.index(Row("track", track.group, kernel[0], int(track.depth[kernel[1]])))
         turn = int((track.start_ns[kernel[1]] - view.window.t0) // view.window.ns_per_cell) - 1
         assert [_drawn(view, r, turn) for r in range(head, row + 1)] == ["╮", *["│"] * (row - head - 1), "╰"]
+        column = [_drawn(view, r, turn) for r in range(head, row + 1)]
         await pilot.press("right")  # the cursor leaves the kernel: its flow is not drawn
-        assert view.flows is None
         assert "│" not in [_drawn(view, r, turn) for r in range(head + 1, row)]
+        await pilot.press("left")  # back on it: drawn again
+        assert view.cursor == kernel and [_drawn(view, r, turn) for r in range(head, row + 1)] == column
+        await move_to_row(pilot, view, row - 1)
+        await pilot.press("c")  # folds the cursor's group: the cursor is on its head, off the kernel
+        assert view.cursor != kernel and not _flow_drawn(view)
+
+
+async def test_a_launch_of_many_kernels_lists_and_draws_the_first_eight_and_counts_the_rest():
+    app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _a_kernels_flow_from_its_launch(pilot)
+        view, trace = app.screen.view, app.workspace.trace
+        kernel = view.cursor
+        correlation = trace.tracks[kernel[0]].event_args(kernel[1])["correlation_id"]
+        await pilot.press("left_square_bracket")  # to the CUDA graph's launch
+        await settle(pilot)
+        stream = trace.tracks[kernel[0]]
+        kernels = [i for i in range(stream.count) if stream.event_args(i).get("correlation_id") == correlation]
+        assert len(kernels) > 8 and view.flows == (view.cursor, tuple((kernel[0], i) for i in kernels[:8]))
+        details = app.screen.panel.details
+        assert [value.split(" on ")[0] for key, value, _ in details if key == "flow"] == [
+            f"→ {stream.event_name(i)}" for i in kernels[:8]]
+        assert f"and {len(kernels) - 8:,} more, later (neither listed nor drawn)" in [value for _, value, _ in details]
+        assert _flow_drawn(view)
+
+
+async def test_a_flow_to_a_folded_group_is_drawn_only_if_the_row_filter_leaves_its_track_in_it():
+    app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _a_gpu_step_fitted(pilot)
+        view, trace = app.screen.view, app.workspace.trace
+        await move_to_row(pilot, view, view.rows.index(Row("group", "/host:CPU", -1)))
+        await pilot.press("c")
+        stream = next(k for k, track in enumerate(trace.tracks) if track.name == "Stream #14(Compute)")
+        kernel = (stream, int(np.searchsorted(trace.tracks[stream].start_ns, (view.window.t0 + view.window.t1) // 2)))
+        view.show_event(*kernel)
+        await pilot.press("enter")
+        await settle(pilot)
+        head, row = view.rows.index(Row("group", "/host:CPU", -1)), view.cursor_row
+        turn = int((trace.tracks[stream].start_ns[kernel[1]] - view.window.t0) // view.window.ns_per_cell) - 1
+        assert head > row and [_drawn(view, r, turn) for r in range(row, head + 1)] == ["╭", *["│"] * (head - row - 1), "╯"]
+        await pilot.press("r", "1", "enter")  # keeps Stream #14 and Host Threads/516: the launch's python3 goes
+        await settle(pilot)
+        assert view.cursor == kernel and view.flows is not None and Row("group", "/host:CPU", -1) in view.rows
+        assert not _flow_drawn(view)
 
 
 async def test_steps_counters_and_devices_of_a_gpu_profile(corpus):

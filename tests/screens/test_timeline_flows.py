@@ -33,6 +33,39 @@ def test_a_flow_along_one_row_ends_in_an_arrowhead_and_touching_events_get_none(
     assert connectors([Link(0, 4, 0, 5)], 8) == {}
 
 
+def test_a_flow_along_one_row_out_of_the_window_on_either_side_draws_nothing():
+    assert connectors([Link(0, -9, 0, -2)], 8) == {}  # both ends left of the window
+    assert connectors([Link(0, 12, 0, 20)], 8) == {}  # both right
+    assert drawn(connectors([Link(0, -9, 0, 3)], 8), 1, 8) == ["──▶....."]  # into the window from the left
+    assert drawn(connectors([Link(0, 5, 0, 30)], 8), 1, 8) == ["......─▶"]  # out of it to the right
+
+
+def test_lines_that_meet_join():
+    """Two flows from one event: the second's corner on the first's line, its line past the first's turn."""
+    assert drawn(connectors([Link(0, 0, 2, 4), Link(0, 0, 3, 4)], 6), 4, 6) == [
+        ".──╮..",
+        "...│..",
+        "...├..",
+        "...╰..",
+    ]
+    assert drawn(connectors([Link(0, 0, 2, 7), Link(1, 0, 1, 5)], 8), 3, 8) == [
+        ".─────╮.",
+        ".───▶.│.",
+        "......╰.",
+    ]
+    assert drawn(connectors([Link(1, 0, 2, 4), Link(0, 5, 3, 7)], 8), 4, 8) == [
+        "......╮.",
+        ".──╮..│.",
+        "...╰..│.",
+        "......╰.",
+    ]
+    assert drawn(connectors([Link(1, 0, 1, 8), Link(0, 2, 2, 5)], 8), 3, 8) == [
+        "...─╮...",
+        ".───┼──▶",
+        "....╰...",
+    ]
+
+
 def test_a_later_event_that_starts_before_the_earlier_ends_gets_the_turn_over_the_earlier():
     assert drawn(connectors([Link(0, 6, 1, 3)], 8), 2, 8) == ["..╮.....", "..╰....."]
 

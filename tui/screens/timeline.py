@@ -369,6 +369,7 @@ class TimelineScreen(WorkspaceScreen):
         self._link = (track_index, event, link)
         self._busy = (track_index, event, busy)
         self._flows = (track_index, event, [])
+        self.view.set_flows(None)  # another event chosen: its own flows come with _flows_read
         self.refresh_bindings()
         self.panel.show_info(self._cursor_line())
         if self.view.cursor == (track_index, event):
@@ -383,8 +384,8 @@ class TimelineScreen(WorkspaceScreen):
             return  # another event was chosen since
         self._flows = (track_index, event, flows)
         self.refresh_bindings()  # `]` shows while the selection has a flow
+        self.view.set_flows((track_index, event), flows[:FLOWS_LISTED])
         if self.view.cursor == (track_index, event):
-            self.view.set_flows((track_index, event), flows[:FLOWS_LISTED])
             self._show_event(track_index, event, args, link)
 
     def _show_event(self, track_index: int, event: int, args: dict | None, link) -> None:
@@ -406,6 +407,8 @@ class TimelineScreen(WorkspaceScreen):
                 side = "→" if int(other.start_ns[i]) >= start else "←"
                 details.append(("flow", f"{side} {other.event_name(i)} on {other.group} / {other.name} at "
                                         f"{format_ns(int(other.start_ns[i]) - trace.span[0], 6)} ([ ] follow)", BOLD))
+            if len(self._flows[2]) > FLOWS_LISTED:
+                details.append(("", f"and {len(self._flows[2]) - FLOWS_LISTED:,} more, later (neither listed nor drawn)", ITALIC))
         if args is None:
             details.append(("stats", "Enter: select the event, read its stats and find its instruction", ITALIC))
         else:

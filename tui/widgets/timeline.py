@@ -130,7 +130,8 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self._area_anchor = self._area_end = 0  # the rows the range's tracks run from and to
         self._area_marks: dict[int, tuple] = {}  # row -> (its line, the tracks marked, the line as drawn in the range)
         self._marked_on: tuple[int, int | None] | None = None  # the cursor when the range was marked (f fits the later)
-        # The chosen event's flows, drawn (timeline_flows): ((track, event), the events it links to); None: none.
+        # The chosen event's flows ((track, event), the events it links to; None: none), drawn
+        # (timeline_flows) while the cursor is on that event.
         self.flows: tuple[tuple[int, int], tuple[tuple[int, int], ...]] | None = None
         self._flow_marks_for: tuple | None = None  # (flows, window, rows, their marks)
         self._flow_lines: dict[int, tuple] = {}  # row -> (its line, its marks, the line with them drawn)
@@ -449,9 +450,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         return True
 
     def _move_cursor(self, row: int, event: int | None) -> None:
-        target = self._row(row)
-        if self.flows is not None and (target is None or target.kind != "track" or (target.index, event) != self.flows[0]):
-            self.set_flows(None)  # they are the chosen event's, and the cursor left it
+        flowed = set(self._flow_marks())  # drawn while the cursor is on the chosen event: gone, or back
         old = self.cursor_row
         for index in (old, row):  # moving back shows these pictures again
             if index in self._lines:
@@ -461,10 +460,13 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
                 kept[self._line_key(index)] = self._lines[index]
         self.cursor_row, self.cursor_event = row, event
         self._still.moved()
+        target = self._row(row)
         if event is not None and target is not None and target.kind == "track":
             track = self._track(target)
             self.cursor_ns = sum(track.event_span(event)) / 2
         self._scroll_to_row(row)
+        if self.flows is not None:
+            self.refresh_view_lines(y for y in map(self._y_of, flowed | set(self._flow_marks())) if y is not None)
         self._repaint_rows(old, row)
         self.cursor_moved(target.index if target else -1, event)
 
@@ -720,7 +722,8 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
     # -- flows --------------------------------------------------------------------------------
     def set_flows(self, origin: tuple[int, int] | None, linked=()) -> None:
         """Draw the flows from the event at `origin` (track, event) to the `linked` events, as
-        Perfetto draws the selected slice's arrows; None (or nothing linked): draw none."""
+        Perfetto draws the selected slice's arrows, while the cursor is on it; None (or nothing
+        linked): draw none."""
         flows = (origin, tuple(linked)) if origin is not None and len(linked) else None
         if flows == self.flows:
             return
@@ -730,8 +733,9 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.refresh_view_lines(y for y in map(self._y_of, drawn) if y is not None)
 
     def _flow_marks(self) -> Marks:
-        """The flows' characters by row, for this window and layout of the rows (kept for them)."""
-        if self.flows is None or self.trace is None:
+        """The flows' characters by row, for this window and layout of the rows (kept for them);
+        none while the cursor is off the chosen event."""
+        if self.flows is None or self.trace is None or self.cursor != self.flows[0]:
             return {}
         kept = self._flow_marks_for
         if kept is None or kept[0] != self.flows or kept[1] != self.window or kept[2] is not self.rows:
@@ -753,7 +757,8 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         return links
 
     def _row_of_event(self, track_index: int, event: int) -> int | None:
-        """The row an event is drawn on: its lane's, or in a folded group its group's head."""
+        """The row an event is drawn on: its lane's, or in a folded group its group's head (if
+        the row filter leaves its track in the group); None if no row shows it."""
         if self._row_numbers is None or self._row_numbers[0] is not self.rows:
             self._row_numbers = (self.rows, {row: index for index, row in enumerate(self.rows)})
         numbers, track = self._row_numbers[1], self.trace.tracks[track_index]
@@ -761,7 +766,8 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         if row in numbers:
             return numbers[row]
         section = self.section(row)
-        return numbers.get(Row("group", section, -1)) if section in self.collapsed else None
+        folded = section in self.collapsed and track_index in self._group_tracks.get(section, ())
+        return numbers.get(Row("group", section, -1)) if folded else None
 
     def action_clear_range(self) -> None:
         if self.marked is not None:

@@ -9,9 +9,10 @@ from that corner:
                  │
     kernel       ╰█████
 
-A link whose ends share a row is a line between them ending in an arrowhead. Columns outside
-the window are clamped to its edges, so a link to an event out of view still shows which way
-it goes; rows out of view are simply not drawn.
+A link whose ends share a row is a line between them ending in an arrowhead (none when both
+are out of the window). Columns outside the window are clamped to its edges, so a link to an
+event out of view still shows which way it goes; rows out of view are simply not drawn. Where
+links cross or meet, their lines join (`├`, `┼`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ class Link(NamedTuple):
 
 Marks = dict[int, dict[int, str]]  # row -> column -> character
 
+# Each line character by the sides it leaves its cell from (up, down, left, right), and back.
+_SIDES = {"─": "lr", "│": "ud", "╮": "dl", "╯": "ul", "╰": "ur", "╭": "dr", "├": "udr", "┤": "udl", "┬": "dlr",
+          "┴": "ulr", "┼": "udlr"}
+_JOINED = {frozenset(sides): char for char, sides in _SIDES.items()}
+
 
 def connectors(links: list[Link], cells: int) -> Marks:
     """The characters that draw `links` over rows of `cells` columns."""
@@ -42,14 +48,18 @@ def connectors(links: list[Link], cells: int) -> Marks:
 
     def put(row: int, column: int, char: str) -> None:
         if 0 <= column < cells:
-            marks.setdefault(row, {})[column] = char
+            line = marks.setdefault(row, {})
+            there = line.get(column)
+            if there in _SIDES and char in _SIDES:  # lines that meet join
+                char = _JOINED.get(frozenset(_SIDES[there] + _SIDES[char]), char)
+            line[column] = char
 
     for link in links:
         turn = min(max(link.start_column - 1, 0), cells - 1)  # the column the line goes down or up
         for column in range(max(link.end_column + 1, 0), min(turn, cells)):
             put(link.row_from, column, "─")
         if link.row_to == link.row_from:
-            if turn > link.end_column:
+            if link.end_column < turn and link.start_column > 0 and link.end_column < cells - 1:
                 put(link.row_from, turn, "▶")
             continue
         down = link.row_to > link.row_from
