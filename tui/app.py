@@ -133,6 +133,13 @@ class XlaTuiApp(App):
         if self._freezing:
             gc.freeze()
 
+    def collect_while_idle(self) -> None:
+        """A pane is done working ahead and waits for a key: run the cyclic collector's full pass
+        now, if anything was made since the last, rather than in the middle of the next burst of
+        keys (it walks every object made since the load: the panes' kept lines and pictures)."""
+        if gc.isenabled() and gc.get_count()[2]:  # a younger pass ran since the last full one
+            gc.collect()
+
     def _let_go_idle(self) -> None:
         trace = self.workspace.trace if self.workspace is not None else None
         if trace is not None and trace.can_let_go:

@@ -34,6 +34,30 @@ async def test_loads_in_a_worker_and_digits_switch_screens():
     assert gc.get_freeze_count() == frozen_before  # and handed back when it exits (a host's own left alone)
 
 
+async def test_the_collectors_full_pass_runs_while_the_app_waits_for_a_key():
+    """Keys make garbage and kept lines; the full pass that would fall in a later burst of keys
+    (tens of ms on a big module's kept lines) runs once a pane is done working ahead."""
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("2")
+        full = []
+
+        def counted(phase, info):
+            if phase == "stop" and info["generation"] == 2:
+                full.append(app.screen._idle)
+
+        gc.callbacks.append(counted)
+        try:
+            while gc.get_count()[2] == 0:  # until a younger pass has run since the last full one
+                await pilot.press("j")
+            assert not full
+            await pilot.pause(0.5)  # the pane stands still, works ahead, and goes idle
+            assert full == [True] and gc.get_count()[2] == 0
+        finally:
+            gc.callbacks.remove(counted)
+
+
 async def test_a_spinner_covers_the_pane_until_the_inputs_are_loaded(monkeypatch):
     import tui.model.inputs
 

@@ -124,6 +124,7 @@ class WorkspaceScreen(LineCache, Screen):
         if self.work_ahead():
             self._ahead_timer.pause()  # done for what is shown: an idle pane takes no CPU
             self._idle = True
+            self.app.collect_while_idle()
 
     def wake(self) -> None:
         """What the pane shows may change (a key, the mouse, a resize, new data): tick again, a
