@@ -10,6 +10,7 @@ from conftest import hlo_files, main_hlo
 
 from tui.model.hlo import HloParseError, parse_hlo
 
+
 def xla_opcode(instruction) -> str:
     """The opcode as XLA itself prints the instruction: `%n = <shape> <opcode>(...`."""
     text = instruction.to_string()

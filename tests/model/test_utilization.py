@@ -203,7 +203,6 @@ def test_each_step_says_how_busy_each_device_was_in_it(corpus):
     assert all(0.5 < busy[device]["share"] < 1 for device in own)  # each busy in its own step, none idle in another's
 
 
-
 def test_the_slowest_steps_say_how_busy_the_device_was_in_each(tmp_path):
     """By hand: a `Steps` line with two steps over a GPU stream (PyTorch's process naming). The
     longer step, 0-100 us, holds 30 us of kernels; the shorter, 100-160 us, 45 us."""

@@ -1548,8 +1548,6 @@ async def test_instants_beside_events_and_sharing_a_cell(tmp_path):
         assert "▼alone" in screen_text(app)
 
 
-
-
 async def test_gpu_kernels_take_the_colour_of_the_op_they_ran(corpus):
     """A ROCm profile: `Cijk_…` kernels ran `custom-call.1` (a GEMM library call), `….kd`
     kernels ran fusions; each kernel is drawn in its op's category colour, not a host colour."""

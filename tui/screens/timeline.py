@@ -188,6 +188,7 @@ class TimelineScreen(WorkspaceScreen):
         """Does the instruction appear in the profile? (An instruction another screen merely
         passed over before this one opened is not worth a "no events" line.)"""
         return bool(instruction) and instruction in self.trace.names
+
     def show_selection(self, old: Selection, new: Selection) -> None:
         """Follow a selection made elsewhere: an event (the details screen's "its runs" picks
         the first), else an instruction, whose occurrences become the matches (n / N)."""
@@ -678,7 +679,6 @@ class TimelineScreen(WorkspaceScreen):
             self._compute_top_ops("roofline")
         else:
             self._ops_ready(profile, "roofline")
-
 
     def _show_scopes(self) -> None:
         profile = self._ops
