@@ -16,7 +16,7 @@ import sys
 import pytest
 from conftest import FIXTURES
 
-from tui.model.graph_layout import FAN_LIMIT, NODE_HEIGHT, layout, neighbourhood
+from tui.model.graph_layout import FAN_LIMIT, MORE_STEP, NODE_HEIGHT, layout, neighbourhood
 from tui.model.workspace import read_hlo
 
 TRANSFORMER = FIXTURES / "transformer" / "module_0014.jit_train_step.cpu_after_optimizations.txt"
@@ -113,9 +113,22 @@ def test_wide_fan_in_collapses_and_expands(transformer):
     assert len(more) == 1 and more[0].hidden == len(operands) - (FAN_LIMIT - 1)
     assert more[0].lines[0] == f"+{more[0].hidden} more"
     assert sum(1 for n in graph.nodes.values() if n.instruction in operands) == FAN_LIMIT - 1
-    expanded = layout(root, 1, frozenset({more[0].key}))
+    expanded = layout(root, 1, {more[0].key: MORE_STEP})
     assert not any(n.is_more for n in expanded.nodes.values())
     assert {n.key for n in expanded.nodes.values()} == {root.name} | {o.name for o in operands}
+
+
+def test_a_very_wide_fan_in_opens_a_step_at_a_time(transformer):
+    """A fusion of 37 operands: 5 and "+32 more"; one step more: 21 and "+16 more"; then all."""
+    fusion = transformer.instruction("bitcast_copy_fusion")
+    operands = list(dict.fromkeys(fusion.operands))
+    assert FAN_LIMIT + MORE_STEP < len(operands) <= FAN_LIMIT + 2 * MORE_STEP
+    key = f"+{fusion.name}:operands"
+    for steps, drawn in ((0, FAN_LIMIT - 1), (1, FAN_LIMIT - 1 + MORE_STEP), (2, len(operands))):
+        graph = layout(fusion, 1, {key: steps * MORE_STEP} if steps else {})
+        assert [n.instruction for n in graph.nodes.values() if n.instruction in operands] == operands[:drawn]
+        more = [n for n in graph.nodes.values() if n.is_more and n.anchor == fusion.name]
+        assert [n.hidden for n in more] == ([len(operands) - drawn] if drawn < len(operands) else [])
 
 
 def test_drawing_shows_every_box(transformer):

@@ -124,6 +124,44 @@ async def test_more_node_expands_on_enter():
         assert not any(n.is_more and n.anchor == root.name for n in view.graph.nodes.values())
 
 
+async def test_a_very_wide_fan_in_opens_a_step_at_a_time_and_the_cursor_stays_on_what_is_left():
+    """Enter on "+N more" (a fusion of 37 operands: 5 drawn) draws 16 more and stays on the
+    "+N more" left (Enter again: the rest);
+    once all are drawn the cursor is on the op they feed, and that op is the selection."""
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await started(pilot)
+        app.select(instruction="bitcast_copy_fusion")
+        await pilot.pause()
+        view = app.screen.view
+        fusion = selected(app)
+        operands = list(dict.fromkeys(fusion.operands))
+        key = f"+{fusion.name}:operands"
+        before = view.graph.nodes[key].hidden
+        assert view.move_to(key)
+        await pilot.press("enter")
+        drawn = set(view.graph.nodes)
+        assert view.cursor == key and selected(app) is fusion
+        assert {op.name for op in operands[:21]} <= drawn
+        assert view.graph.nodes[key].hidden == sum(op.name not in drawn for op in operands[21:]) < before
+        await pilot.press("enter")
+        assert key not in view.graph.nodes and {op.name for op in operands} <= set(view.graph.nodes)
+        assert view.cursor == fusion.name and selected(app) is fusion
+
+
+async def test_a_new_depth_that_leaves_the_cursors_op_out_selects_where_the_cursor_goes():
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        view = screen.view
+        await pilot.press("k", "k")  # two operand steps up: drawn at depth 2, not at 1
+        far = selected(app)
+        assert view.cursor == far.name != screen.focus_name
+        await pilot.press("left_square_bracket")
+        assert far.name not in view.graph.nodes
+        assert view.cursor == screen.focus_name == selected(app).name
+
+
 async def test_boxes_and_the_schedule_say_each_ops_time_in_the_profile():
     """With a profile beside the program, each box says its op's time over the profile (XProf's
     HLO op stats) and its share of all ops' time, and the schedule lists the same: each as the

@@ -14,13 +14,16 @@ module's size.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from types import MappingProxyType
+from typing import Callable, Mapping
 
 import numpy as np
 
 from tui.model.hlo import HloInstruction
 
 FAN_LIMIT = 6  # more operands/users than this collapse into a "+N more" node
+MORE_STEP = 16  # operands/users one Enter on a "+N more" node shows (a tuple of 900 shows them in steps)
+_NONE: Mapping[str, int] = MappingProxyType({})
 MAX_TEXT = 28  # widest text inside a box
 NODE_HEIGHT = 5  # border, three lines of text, border
 GAP = 3  # columns between neighbouring boxes
@@ -169,11 +172,12 @@ def _fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def neighbourhood(focus: HloInstruction, depth: int, expanded: frozenset[str] = frozenset(),
+def neighbourhood(focus: HloInstruction, depth: int, expanded: Mapping[str, int] = _NONE,
                   fan_limit: int = FAN_LIMIT, note: Note | None = None) -> tuple[dict[str, Node], list[tuple[str, str]]]:
     """Nodes within `depth` operand steps above and user steps below `focus`, with the edges
-    between them. Wide fan-in/out shows `fan_limit - 1` and a "+N more" node, unless the
-    more-node's key is in `expanded`; `note` says what follows each box's opcode."""
+    between them. Wide fan-in/out shows `fan_limit - 1` and a "+N more" node for the rest, and
+    as many more as `expanded` says that node was opened to show (by its key); `note` says what
+    follows each box's opcode."""
     nodes: dict[str, Node] = {focus.name: Node(focus.name, focus, node_lines(focus, note))}
     order: list[HloInstruction] = [focus]
     more: dict[str, tuple[str, str, list[HloInstruction]]] = {}
@@ -184,9 +188,10 @@ def neighbourhood(focus: HloInstruction, depth: int, expanded: frozenset[str] = 
             for ins in frontier:
                 linked = list(dict.fromkeys(ins.operands)) if direction == "operands" else ins.users
                 key = f"+{ins.name}:{direction}"
-                if len(linked) > fan_limit and key not in expanded:
-                    more[key] = (ins.name, direction, linked[fan_limit - 1 :])
-                    linked = linked[: fan_limit - 1]
+                shown = fan_limit - 1 + expanded.get(key, 0)
+                if len(linked) > shown + 1:  # (one more is drawn rather than a "+1 more")
+                    more[key] = (ins.name, direction, linked[shown:])
+                    linked = linked[:shown]
                 for other in linked:
                     if other.name not in nodes:
                         nodes[other.name] = Node(other.name, other, node_lines(other, note))
@@ -208,7 +213,7 @@ def neighbourhood(focus: HloInstruction, depth: int, expanded: frozenset[str] = 
 # Layers, order, coordinates, routes.
 
 
-def layout(focus: HloInstruction, depth: int = 2, expanded: frozenset[str] = frozenset(),
+def layout(focus: HloInstruction, depth: int = 2, expanded: Mapping[str, int] = _NONE,
            fan_limit: int = FAN_LIMIT, note: Note | None = None) -> GraphLayout:
     nodes, edges = neighbourhood(focus, depth, expanded, fan_limit, note)
     layer_of = _layers(focus.name, nodes, edges)
@@ -461,16 +466,22 @@ def _tracks(runs: dict[tuple[str, str], tuple[int, int]]) -> dict[tuple[str, str
             elif lo <= x0 <= hi and e not in above[f]:
                 above[f][e] = None
     level: dict[tuple[str, str], int] = {}
-
-    def depth(hop, visiting=frozenset()):
-        if hop not in level:
-            inner = visiting | {hop}
-            higher = [depth(f, inner) for f in above[hop] if f not in visiting]
-            level[hop] = 1 + max(higher, default=-1)
-        return level[hop]
-
-    for hop in runs:
-        depth(hop)
+    for first in runs:  # each run one row below the lowest of those above it, a cycle cut where it closes
+        if first in level:
+            continue
+        path, on_path, pending = [first], {first}, [iter(above[first])]
+        while path:
+            hop = path[-1]
+            deeper = next((f for f in pending[-1] if f not in on_path and f not in level), None)
+            if deeper is not None:  # (iteratively: a run can have hundreds above it, a chain as deep)
+                path.append(deeper)
+                on_path.add(deeper)
+                pending.append(iter(above[deeper]))
+                continue
+            path.pop()
+            pending.pop()
+            on_path.discard(hop)
+            level[hop] = 1 + max((level[f] for f in above[hop] if f not in on_path), default=-1)
     used: dict[int, list[tuple[int, int]]] = {}
     top = max(level.values(), default=-1)
     for hop in sorted(runs, key=lambda h: level[h]):

@@ -25,7 +25,7 @@ from textual.widgets.option_list import Option
 
 from tui.model.categories import CATEGORIES
 from tui.model.errors import InputError
-from tui.model.graph_layout import GraphLayout, Node, layout
+from tui.model.graph_layout import MORE_STEP, GraphLayout, Node, layout
 from tui.model.hlo import HloComputation, HloInstruction
 from tui.model.search import InstructionIndex
 from tui.model.stages import counterpart
@@ -69,7 +69,7 @@ class GraphScreen(OpTimes, WorkspaceScreen):
         self.depth = DEFAULT_DEPTH
         self.focus_name: str | None = None  # the instruction the graph is centred on
         self.trail: list[str] = []  # callers whose computations were opened, outermost first
-        self.expanded: set[str] = set()  # "+N more" nodes the user expanded
+        self.expanded: dict[str, int] = {}  # "+N more" node -> how many more it was opened to show
         self.schedule_mode = False
         self.query_text = ""
         self._search_from: str | None = None  # the op selected when the find prompt opened (Esc goes back to it)
@@ -114,7 +114,7 @@ class GraphScreen(OpTimes, WorkspaceScreen):
         if hlo is None:
             return
         self._module = ws.selection.module
-        self.focus_name, self.trail, self.expanded = None, [], set()
+        self.focus_name, self.trail, self.expanded = None, [], {}
         self.time_ops_when_shown()
         self.matches, self.query_text = [], ""
         if ws.instruction is None:
@@ -141,7 +141,7 @@ class GraphScreen(OpTimes, WorkspaceScreen):
         view = self.view
         if self.schedule_mode or self.focus_name is None:
             return True
-        if not self._still.stood_still((self.focus_name, view.cursor, self.depth, frozenset(self.expanded), id(view.graph))):
+        if not self._still.stood_still((self.focus_name, view.cursor, self.depth, frozenset(self.expanded.items()), id(view.graph))):
             return self._still.settled
         node = view.current
         if node is not None and node.instruction is not None and node.key != self.focus_name:
@@ -161,19 +161,28 @@ class GraphScreen(OpTimes, WorkspaceScreen):
         self.view.show(self._layout(ins), cursor=ins.name)
         self._show_head()
 
-    def _relayout(self) -> None:
+    def _relayout(self, cursor: str | None = None) -> None:
+        """Lay the graph out again around its focus (a new depth, a "+N more" opened, op times):
+        the cursor stays where it was if that is still drawn, else goes to `cursor` (else the
+        focus), and the op under it is the selection."""
         focus = self.workspace.hlo.instruction(self.focus_name) if self.focus_name else None
-        if focus is not None:
-            self.view.show(self._layout(focus), cursor=self.view.cursor)
-            self._show_head()
+        if focus is None:
+            return
+        view = self.view
+        graph = self._layout(focus)
+        view.show(graph, cursor=view.cursor if view.cursor in graph.nodes else cursor)
+        self._show_head()
+        node = view.current
+        if node is not None and node.instruction is not None and node.instruction is not self.workspace.instruction:
+            self.app.select(instruction=node.instruction)
 
     def _layout(self, focus: HloInstruction) -> GraphLayout:
         """The graph around `focus` as drawn now; the last LAYOUTS_KEPT are kept, so going back
         (Backspace, or Enter on where you came from) costs no layout."""
-        key = (id(focus.computation.module), focus.name, self.depth, frozenset(self.expanded))
+        key = (id(focus.computation.module), focus.name, self.depth, frozenset(self.expanded.items()))
         found = self._layouts.pop(key, None)
         if found is None:
-            found = layout(focus, self.depth, key[3], note=self.op_note)
+            found = layout(focus, self.depth, dict(self.expanded), note=self.op_note)
         self._layouts[key] = found
         while len(self._layouts) > LAYOUTS_KEPT:
             self._layouts.popitem(last=False)
@@ -261,10 +270,9 @@ class GraphScreen(OpTimes, WorkspaceScreen):
             self.app.select(instruction=ins)
 
     def _node_activated(self, node: Node) -> None:
-        if node.is_more:
-            self.expanded.add(node.key)
-            self.view.cursor = node.anchor
-            self._relayout()
+        if node.is_more:  # MORE_STEP more drawn; the cursor stays on it while some are left
+            self.expanded[node.key] = self.expanded.get(node.key, 0) + MORE_STEP
+            self._relayout(cursor=node.anchor)
         elif node.key == self.focus_name:
             self.action_open()
         else:
