@@ -162,6 +162,27 @@ async def test_a_new_depth_that_leaves_the_cursors_op_out_selects_where_the_curs
         assert view.cursor == screen.focus_name == selected(app).name
 
 
+async def test_the_graph_shown_again_after_the_other_stage_was_picked_elsewhere_follows_it():
+    """Inside a fusion's schedule, then on the details pane, the palette picks the module before
+    optimizations: back on the graph, its opened-callers trail names ops of the other module no
+    more (it used to be drawn, op times first, before the graph caught up: an exception)."""
+    app = XlaTuiApp(FIXTURES / "gpu_cublas")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await started(pilot)
+        app.select(instruction="loop_broadcast_fusion")
+        await pilot.press("e", "l", "2", "ctrl+p", *"before")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settled(pilot)
+        await pilot.press("1")
+        await settled(pilot)
+        screen = app.screen
+        assert isinstance(screen, GraphScreen) and app._exception is None
+        assert app.workspace.selection.module.endswith("(before optimizations)")
+        assert all(app.workspace.hlo.instruction(name) is not None for name in screen.trail)
+        assert app.workspace.hlo.entry.name in screen_text(app)
+
+
 async def test_boxes_and_the_schedule_say_each_ops_time_in_the_profile():
     """With a profile beside the program, each box says its op's time over the profile (XProf's
     HLO op stats) and its share of all ops' time, and the schedule lists the same: each as the

@@ -185,6 +185,7 @@ class WorkspaceScreen(LineCache, Screen):
         if getattr(self, "_stale", False) and self.ready:
             self._stale = False
             self.show_selection(Selection(), self.app.selection)
+        self.shown_again()
 
     # -- hooks ----------------------------------------------------------------
     def show_workspace(self, ws: Workspace) -> None:
@@ -192,6 +193,9 @@ class WorkspaceScreen(LineCache, Screen):
 
     def show_selection(self, old: Selection, new: Selection) -> None:
         """The shared selection changed."""
+
+    def shown_again(self) -> None:
+        """The pane is on screen again, caught up with the selection made while it was not."""
 
     def work_ahead(self) -> bool:
         """Called every tick while the pane is shown: work for the next key once the view has

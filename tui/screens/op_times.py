@@ -30,7 +30,7 @@ class OpTimes:
     _timed_for: tuple | None = None  # the (trace, module) the times are for
     _roofline_asked = False  # `R` came before the op profile: open the chart when it is worked out
 
-    def on_screen_resume(self) -> None:
+    def shown_again(self) -> None:
         self.time_ops_when_shown()
 
     def time_ops_when_shown(self) -> None:
