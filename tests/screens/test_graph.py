@@ -350,6 +350,23 @@ async def test_a_while_loop_asks_which_body_to_open(programs):
         assert screen.trail == [loop.name]
 
 
+async def test_the_computation_chooser_takes_page_keys_on_a_terminal_too_small_to_show_it():
+    app = XlaTuiApp(FIXTURES / "gpu_scan")
+    async with app.run_test(size=(80, 4)) as pilot:
+        await started(pilot)
+        loop = next(i for i in app.workspace.hlo.entry.instructions if i.opcode == "while")
+        app.select(instruction=loop)
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, ChooseComputation)
+        await pilot.press("pagedown", "pageup", "pagedown")
+        await pilot.pause()
+        assert app._exception is None and isinstance(app.screen, ChooseComputation)
+        await pilot.press("escape")
+        assert isinstance(app.screen, GraphScreen)
+
+
 async def test_schedule_view_lists_program_order_and_filters():
     app = XlaTuiApp(TRANSFORMER)
     async with app.run_test(size=(160, 45)) as pilot:

@@ -510,6 +510,18 @@ class GraphHead(LineCache, Widget):
         return self._lines[y] if y < len(self._lines) else Strip.blank(width, self.base_style)
 
 
+class _Options(OptionList):
+    """Textual's OptionList less the crash Palette (tui/screens/palette.py) guards its own list
+    against: page keys raise a KeyError while no line is laid out for the options (a terminal a
+    few rows high), OptionList._move_page, Textual 8.2.8. There they do nothing instead."""
+
+    def _move_page(self, direction) -> None:
+        try:
+            super()._move_page(direction)
+        except KeyError:
+            pass
+
+
 class ChooseComputation(ModalScreen[str]):
     """Which of an instruction's called computations to open (while: body or condition, ...)."""
 
@@ -526,7 +538,7 @@ class ChooseComputation(ModalScreen[str]):
     def compose(self) -> ComposeResult:
         options = [Option(f"{c.kind}: {c.name}  ({len(c.instructions)} instructions)", id=c.name)
                    for c in self.caller.called_computations]
-        yield OptionList(*options)
+        yield _Options(*options)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)
