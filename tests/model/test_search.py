@@ -23,7 +23,18 @@ def test_by_name_and_opcode_across_computations(index):
     dots = index.find("dot")
     assert {i for i in module.instructions() if i.opcode == "dot"} <= set(dots)
     order = {id(ins): n for n, ins in enumerate(module.instructions())}
-    assert [order[id(h)] for h in dots] == sorted(order[id(h)] for h in dots)  # module order
+    named = [h for h in dots if h.name.startswith("dot")]
+    assert dots[:len(named)] == named and named  # names that start with the query first
+    for part in (named, dots[len(named):]):
+        assert [order[id(h)] for h in part] == sorted(order[id(h)] for h in part)  # each in module order
+
+
+def test_the_op_of_the_name_typed_comes_first(index):
+    names = [i.name for i in index.module.instructions()]
+    name = next(n for n in names if sum(other.startswith(n) for other in names) > 2)  # fusion.3: fusion.30, ...
+    hits = index.find(name.upper())
+    assert hits[0].name == name and len(hits) > 2
+    assert all(h.name.startswith(name) for h in hits[1:sum(n.startswith(name) for n in names)])
 
 
 def test_by_name_stack_and_source_line(index):
@@ -33,6 +44,9 @@ def test_by_name_stack_and_source_line(index):
     line = index.find("examples/transformer.py:82")
     expected = [i for i in module.instructions() if i.source and i.source == ("examples/transformer.py", 82)]
     assert line == expected and expected
+    short = index.find("examples/transformer.py:8")  # line 8 alone, not 80-89
+    assert short == [i for i in module.instructions() if i.source == ("examples/transformer.py", 8)]
+    assert not set(short) & set(line)
 
 
 def test_empty_and_missing(index):

@@ -434,6 +434,55 @@ async def test_a_find_that_matches_nothing_goes_back_and_esc_calls_it_off():
         assert selected(app) is screen.matches[0] is not start and not screen.query("#prompt")
 
 
+async def test_a_search_is_one_step_back_and_esc_puts_the_graph_back_where_it_began():
+    """Typing `dot.3` finds a match at each keystroke: none of them goes into the Backspace
+    history; Esc centres the graph on the op it was centred on and selects the op selected
+    then; Enter keeps the match, and Backspace goes back to where the search began."""
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        start, focus = selected(app), screen.focus_name
+        history = list(app.workspace.focus_history)
+        await pilot.press("slash")
+        await app.workers.wait_for_complete()
+        await pilot.press(*"dot.3")
+        await pilot.pause()
+        assert selected(app).name.startswith("dot.3") and screen.focus_name != focus
+        await pilot.press("escape")
+        await pilot.pause()
+        assert selected(app) is start and screen.focus_name == focus and app.workspace.focus_history == history
+        await pilot.press("slash", *"dot.3", "enter")
+        await pilot.pause()
+        found = selected(app)
+        assert found.name.startswith("dot.3") and screen.focus_name == found.name
+        assert app.workspace.focus_history == [*history, focus]
+        await pilot.press("backspace")
+        assert screen.focus_name == focus
+
+
+async def test_a_search_called_off_before_its_index_is_ready_finds_nothing_later(monkeypatch):
+    import threading
+
+    import tui.screens.graph
+
+    gate, real = threading.Event(), tui.screens.graph.InstructionIndex
+
+    def held(module):
+        gate.wait(10)
+        return real(module)
+
+    monkeypatch.setattr(tui.screens.graph, "InstructionIndex", held)
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        start = selected(app)
+        await pilot.press("slash", *"dot", "escape")
+        gate.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert selected(app) is start and not screen.matches
+
+
 async def test_a_prompt_opened_again_after_the_focus_left_it_is_one_prompt():
     """The find prompt left open while the focus moved on (tab): `/` again, or the schedule's
     filter, opens one prompt (a second one with the same id stopped the app)."""

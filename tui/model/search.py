@@ -8,7 +8,11 @@ every keystroke.
 
 from __future__ import annotations
 
+import re
+
 from tui.model.hlo import HloInstruction, HloModule
+
+_LINE = re.compile(r".+:\d+")  # a query that is a file:line
 
 
 def search_key(ins: HloInstruction) -> str:
@@ -21,7 +25,7 @@ def search_key(ins: HloInstruction) -> str:
     source = ins.source
     if source:
         parts.append(f"{source[0]}:{source[1]}")
-    return "\n".join(parts).lower()
+    return "\n".join(parts).lower() + "\n"
 
 
 class InstructionIndex:
@@ -33,14 +37,17 @@ class InstructionIndex:
         self.keys: list[str] = [search_key(ins) for ins in self.instructions]
 
     def find(self, query: str, limit: int | None = None) -> list[HloInstruction]:
-        """Instructions whose key contains `query` (case-insensitive), in module order."""
+        """Instructions whose key contains `query` (case-insensitive): the one of that name
+        first, then those whose name starts with it, then the rest, each in module order. A
+        `file:line` query matches that line only (`x.py:4` is not `x.py:40`)."""
         needle = query.strip().lower()
         if not needle:
             return []
-        hits = []
+        if _LINE.fullmatch(needle):
+            needle += "\n"  # each part of a key ends a line
+        exact, named, rest = [], [], []
         for ins, key in zip(self.instructions, self.keys):
             if needle in key:
-                hits.append(ins)
-                if limit is not None and len(hits) >= limit:
-                    break
-        return hits
+                (exact if key.startswith(needle + "\n") else named if key.startswith(needle) else rest).append(ins)
+        hits = exact + named + rest
+        return hits if limit is None else hits[:limit]

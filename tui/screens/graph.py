@@ -73,6 +73,7 @@ class GraphScreen(OpTimes, WorkspaceScreen):
         self.schedule_mode = False
         self.query_text = ""
         self._search_from: str | None = None  # the op selected when the find prompt opened (Esc goes back to it)
+        self._search_focus: str | None = None  # and the op the graph was centred on then
         self._no_match = False  # the find prompt's query matches nothing (said in the head while it is open)
         self.matches: list[HloInstruction] = []
         self.match_at = 0
@@ -409,7 +410,7 @@ class GraphScreen(OpTimes, WorkspaceScreen):
             await closing
         value = self.query_text if kind == "search" else self.listing.filter_text
         if kind == "search":
-            self._search_from = self.workspace.selection.instruction
+            self._search_from, self._search_focus = self.workspace.selection.instruction, self.focus_name
         prompt = Input(value=value, placeholder=_PROMPTS[kind], id="prompt", classes=kind)
         self.mount(prompt, before=self.query_one("KeyBar"))
         prompt.focus()
@@ -434,10 +435,13 @@ class GraphScreen(OpTimes, WorkspaceScreen):
             self._run_search(event.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        searched = event.input.has_class("search")
         self._close_prompt()
         if self._no_match:  # Enter on a query that matches nothing: the search is over, where it began
             self._no_match = False
             self._show_head()
+        elif searched and self._search_focus not in (None, self.focus_name):
+            self.workspace.push_focus(self._search_focus)  # Enter keeps the match: Backspace goes back to where the search began
 
     @work(thread=True, exclusive=True, group="search-index")
     def _build_index(self, module, label: str) -> None:
@@ -447,7 +451,7 @@ class GraphScreen(OpTimes, WorkspaceScreen):
     def _index_ready(self, label: str, index: InstructionIndex) -> None:
         self.app.keep_loaded()
         self._indexes[label] = index
-        if label == self._module and self.query_text:
+        if label == self._module and self.query_text and self.query("#prompt.search"):  # (not a search called off)
             self._run_search(self.query_text)
 
     def _run_search(self, query: str) -> None:
@@ -458,20 +462,32 @@ class GraphScreen(OpTimes, WorkspaceScreen):
         self.matches = index.find(query)
         self.match_at = 0
         if self.matches:
-            self.app.select(instruction=self.matches[0])
+            self._show_match(self.matches[0])
         else:
             self._back_to_search_start()  # a match of a shorter query is no answer to this one
         self._no_match = bool(query) and not self.matches
         self._show_head()
 
+    def _show_match(self, ins: HloInstruction) -> None:
+        """Select a match, the graph centred on it where it is not drawn, with no step in the focus
+        history: each keystroke of a query finds one (Enter keeps the last: on_input_submitted)."""
+        if not self.schedule_mode and not self.view.move_to(ins.name):
+            self.centre(ins, remember=False)
+        self.app.select(instruction=ins)
+
     def _back_to_search_start(self) -> None:
+        """The graph centred where it was when the search began, the op selected then selected."""
+        hlo = self.workspace.hlo
+        focus = hlo.instruction(self._search_focus) if self._search_focus else None
+        if focus is not None and focus.name != self.focus_name and not self.schedule_mode:
+            self.centre(focus, remember=False)
         if self._search_from is not None and self._search_from != self.workspace.selection.instruction:
             self.app.select(instruction=self._search_from)
 
     def action_next_match(self, step: int) -> None:
         if self.matches:
             self.match_at = (self.match_at + step) % len(self.matches)
-            self.app.select(instruction=self.matches[self.match_at])
+            self._show_match(self.matches[self.match_at])
             self._show_head()
 
 
