@@ -323,6 +323,8 @@ class HloModule:
             return "fusion"
         if ins.opcode.startswith("async-") and key == "calls":
             return "async"
+        if key == "to_apply" and ins.opcode in ("call", "sort"):  # to_apply is a reducer's elsewhere
+            return "called" if ins.opcode == "call" else "comparator"
         return _CALL_KIND.get(key, "called")
 
     # -- stack frames ---------------------------------------------------------
