@@ -72,12 +72,16 @@ async def test_every_section_is_laid_out_as_rich_lays_it_out():
 
 
 def rich_row(row, width: int) -> Text:
-    """A link row as a Rich Text: each cell cut with `… ` or padded to its width, then the row
-    cut or padded to `width`. Takes the cells as fitted to the row (the first one's width)."""
+    """A link row as a Rich Text: each cell cut with `… ` or padded to its width (the first, a
+    name, cut in its middle: its end tells ops apart), then the row cut or padded to `width`.
+    Takes the cells as fitted to the row (the first one's width)."""
     text = Text()
-    for cell, style, cell_width in row:
+    for k, (cell, style, cell_width) in enumerate(row):
         part = Text(cell, style=style or "")
-        if len(part) >= cell_width:  # the cut mark in the plain style
+        if len(part) >= cell_width and k == 0:
+            head = (cell_width - 1) - (cell_width - 2) // 3
+            part = Text.assemble((cell[:head - 1] + "…" + cell[len(cell) - (cell_width - 1 - head):], style or ""), " ")
+        elif len(part) >= cell_width:  # the cut mark in the plain style
             part = Text.assemble((cell[: cell_width - 2], style or ""), "… ")
         text.append_text(part)
         text.append(" " * (cell_width - len(part)))
@@ -118,7 +122,7 @@ def test_a_rows_first_cell_takes_up_its_slack_within_bounds():
     assert [width for *_, width in fitted(row, 50)] == [22, 14, 14]
     assert [width for *_, width in fitted(row, 20)] == [16, 14, 14]
     assert cells_text(link_row(row, 50)).endswith("1.15 ms 4%    ")
-    assert cells_text(link_row(row, 50)).startswith("a_long_fusion_name_o… fusion")
+    assert cells_text(link_row(row, 50)).startswith("a_long_fusion_…ters_x fusion")  # the name's end kept
 
 
 def cells_text(segments) -> str:

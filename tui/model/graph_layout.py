@@ -20,6 +20,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from tui.model.hlo import HloInstruction
+from tui.model.words import middle_cut
 
 FAN_LIMIT = 6  # more operands/users than this collapse into a "+N more" node
 MORE_STEP = 16  # operands/users one Enter on a "+N more" node shows (a tuple of 900 shows them in steps)
@@ -164,12 +165,8 @@ def node_lines(ins: HloInstruction, note: Note | None = None) -> tuple[str, str,
         what += " " + ins.custom_call_target
     said = note(ins) if note is not None else ""
     if said:  # the note stays whole in a box's width; the opcode gives way
-        what = f"{_fit(what, max(MAX_TEXT - len(said) - 2, 1))}  {said}"
+        what = f"{middle_cut(what, max(MAX_TEXT - len(said) - 2, 1))}  {said}"
     return ins.name, what, short_shape(ins)
-
-
-def _fit(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def neighbourhood(focus: HloInstruction, depth: int, expanded: Mapping[str, int] = _NONE,
@@ -222,7 +219,7 @@ def layout(focus: HloInstruction, depth: int = 2, expanded: Mapping[str, int] = 
         node.layer = layer_of[key] - top
         width = max(len(line) for line in node.lines)
         node.width = min(width, MAX_TEXT) + 4
-        node.lines = tuple(_fit(line, MAX_TEXT) for line in node.lines)
+        node.lines = tuple(middle_cut(line, MAX_TEXT) for line in node.lines)
     layers, chains = _with_dummies(nodes, edges)
     links = [(a, b) for chain in chains for a, b in zip(chain, chain[1:])]
     naive = _crossings(layers, links)

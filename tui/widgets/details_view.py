@@ -28,6 +28,7 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from tui.model.words import middle_cut
 from tui.widgets import page_lines
 from tui.widgets.direct_keys import DirectKeys
 from tui.widgets.line_cache import LineCache
@@ -346,11 +347,15 @@ def fitted(cells: Cells, width: int) -> Cells:
 
 
 def link_row(cells: Cells, width: int) -> list[Segment]:
-    """One row of `width` cells (fitted): each cell cut (`…`) or padded to its own width, in its
-    style; neighbouring text of one style is one segment."""
+    """One row of `width` cells (fitted): each cell cut (`…`; the first, an op's name, in its
+    middle, as the end of a name tells ops apart) or padded to its own width, in its style;
+    neighbouring text of one style is one segment."""
     runs: list[list] = []  # [text, style]
-    for text, style, cell in fitted(cells, width):
-        text, rest = (text[: cell - 2], "… ") if len(text) >= cell else (text, " " * (cell - len(text)))
+    for k, (text, style, cell) in enumerate(fitted(cells, width)):
+        if len(text) >= cell:
+            text, rest = (middle_cut(text, cell - 1), " ") if k == 0 else (text[: cell - 2], "… ")
+        else:
+            rest = " " * (cell - len(text))
         for piece, piece_style in ((text, style), (rest, None)):
             if runs and runs[-1][1] is piece_style:
                 runs[-1][0] += piece

@@ -19,6 +19,7 @@ from textual.strip import Strip
 
 from tui.model.categories import instruction_category
 from tui.model.hlo import HloInstruction
+from tui.model.words import middle_cut
 from tui.widgets.direct_keys import DirectKeys
 from tui.widgets.line_cache import LineCache
 from tui.widgets.palette import category_style
@@ -189,7 +190,7 @@ class InstructionList(DirectKeys, LineCache, ScrollView, can_focus=True):
         segments = [
             Segment(f"{ins.index:>{index_w}} ", _DIM),
             Segment(("ROOT " if ins.is_root else "     "), _DIM),
-            Segment(f"{_fit(ins.name, self._name_width)} ", style),
+            Segment(f"{middle_cut(ins.name, self._name_width).ljust(self._name_width)} ", style),
             Segment(f"{_fit(opcode, 22)} ", style),
             *([Segment(f"{self.note(ins):>{NOTE_WIDTH}}  ")] if self.note is not None else []),
             Segment(f"{_fit(ins.shape.text, 34)} ", Style()),
