@@ -165,8 +165,12 @@ def node_lines(ins: HloInstruction, note: Note | None = None) -> tuple[str, str,
         what += " " + ins.custom_call_target
     said = note(ins) if note is not None else ""
     if said:  # the note stays whole in a box's width; the opcode gives way
-        what = f"{middle_cut(what, max(MAX_TEXT - len(said) - 2, 1))}  {said}"
+        what = f"{_cut(what, max(MAX_TEXT - len(said) - 2, 1))}  {said}"
     return ins.name, what, short_shape(ins)
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def neighbourhood(focus: HloInstruction, depth: int, expanded: Mapping[str, int] = _NONE,
@@ -219,7 +223,8 @@ def layout(focus: HloInstruction, depth: int = 2, expanded: Mapping[str, int] = 
         node.layer = layer_of[key] - top
         width = max(len(line) for line in node.lines)
         node.width = min(width, MAX_TEXT) + 4
-        node.lines = tuple(middle_cut(line, MAX_TEXT) for line in node.lines)
+        name, *rest = node.lines  # the end of a name tells ops apart; a shape's start says most
+        node.lines = (middle_cut(name, MAX_TEXT), *(_cut(line, MAX_TEXT) for line in rest))
     layers, chains = _with_dummies(nodes, edges)
     links = [(a, b) for chain in chains for a, b in zip(chain, chain[1:])]
     naive = _crossings(layers, links)
