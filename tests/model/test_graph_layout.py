@@ -182,3 +182,15 @@ def test_the_drawing_is_the_same_in_every_run():
         assert run.stdout.count("\n") > 20
         drawings.add(run.stdout)
     assert len(drawings) == 1
+
+
+def test_boxes_of_ops_whose_names_differ_only_at_the_end_read_apart():
+    """In the H100 scan's loop body, `loop_dynamic_update_slice_fusion`, `….1`, `….2` feed one
+    tuple: their names pass a box's width, and are cut in the middle, keeping the ends."""
+    module = read_hlo(FIXTURES / "gpu_scan" / "module_0000.jit_train_step.sm_9.0a_gpu_after_optimizations.txt")
+    root = next(c.root for c in module.computations if c.kind == "while body")
+    graph = layout(root, 1)
+    names = {n.instruction.name: n.lines[0] for n in graph.nodes.values() if n.instruction is not None}
+    cut = [name for name, shown in names.items() if shown != name]
+    assert cut and all("…" in names[name] and names[name].endswith(name[-3:]) for name in cut)
+    assert len(set(names.values())) == len(names)
