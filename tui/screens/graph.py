@@ -29,6 +29,7 @@ from tui.model.graph_layout import MORE_STEP, GraphLayout, Node, layout
 from tui.model.hlo import HloComputation, HloInstruction
 from tui.model.search import InstructionIndex
 from tui.model.stages import counterpart
+from tui.model.words import counted
 from tui.model.workspace import Selection, Workspace
 from tui.screens.base import WorkspaceScreen
 from tui.screens.op_times import OpTimes
@@ -526,6 +527,9 @@ class GraphHead(LineCache, Widget):
         return self._lines[y] if y < len(self._lines) else Strip.blank(width, self.base_style)
 
 
+_ROLES = {"true_computation": "branch true", "false_computation": "branch false"}  # a conditional on a pred
+
+
 class _Options(OptionList):
     """Textual's OptionList less the crash Palette (tui/screens/palette.py) guards its own list
     against: page keys raise a KeyError while no line is laid out for the options (a terminal a
@@ -552,9 +556,19 @@ class ChooseComputation(ModalScreen[str]):
         self.caller = caller
 
     def compose(self) -> ComposeResult:
-        options = [Option(f"{c.kind}: {c.name}  ({len(c.instructions)} instructions)", id=c.name)
-                   for c in self.caller.called_computations]
-        yield _Options(*options)
+        module = self.caller.computation.module
+        roles: dict[str, list[str]] = {}  # computation -> what it is to the caller (a branch can be two)
+        branch = 0
+        for key, name in self.caller.computation_refs():
+            if key == "branch_computations":
+                role, branch = f"branch {branch}", branch + 1
+            else:
+                role = _ROLES.get(key) or module.computation(name).kind
+            roles.setdefault(name, []).append(role)
+        called = dict.fromkeys(c.name for c in self.caller.called_computations)  # in the order the caller lists them
+        yield _Options(*(Option(f"{', '.join(roles.get(name) or [module.computation(name).kind])}: {name}  "
+                                f"({counted(len(module.computation(name).instructions), 'instruction')})", id=name)
+                         for name in called))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)
