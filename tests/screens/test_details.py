@@ -190,6 +190,40 @@ async def test_the_tables_of_ops_give_each_ops_time_with_a_profile(size):
             assert other.name in firsts or any("…" in first and first.endswith(other.name[-4:]) for first in firsts)  # its end kept
 
 
+async def test_a_loops_cost_says_it_is_one_trip_and_what_the_trips_add_up_to():
+    """XLA's cost analysis counts one trip of a loop: the page says so, and with the trip
+    count XLA worked out (backend_config's known_trip_count), what the trips add up to."""
+    app = XlaTuiApp(FIXTURES / "gpu_scan")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.workers.wait_for_complete()
+        loop = next(i for i in app.workspace.hlo.entry.instructions if i.opcode == "while")
+        app.select(instruction=loop)
+        await pilot.press("2")
+        text = app.screen.query_one(DetailsView).plain_text()
+        cost = CostModel(app.workspace.hlo).op(loop)
+        trips = int(loop.attr("backend_config").split('"known_trip_count":{"n":"')[1].split('"')[0])
+        assert trips > 1
+        assert (f"trips            one trip of the body and condition, as XLA counts a loop; it runs {trips} times "
+                f"(known_trip_count): {si(cost.flops * trips, 'FLOP')}") in text
+        assert "not seen" not in text
+
+
+async def test_an_ops_cost_says_which_custom_calls_inside_it_xla_counts_as_minus_one(corpus):
+    """llama3 8B with context parallelism: a conditional whose branch calls Transformer Engine's
+    fused attention; XLA sums that call as -1 FLOP, and the branch's 32 FLOPs come out as 31."""
+    app = XlaTuiApp(corpus / "hlo" / "xla_benchmarks" / "hlo_llama3_8b_cp_bf16_1x4.hlo")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.workers.wait_for_complete()
+        app.select(instruction="cond.17")
+        await pilot.press("2")
+        text = app.screen.query_one(DetailsView).plain_text()
+        assert ("not seen         custom calls inside (te_fused_attn_forward_ffi): XLA counts each as -1 FLOP and -1 B, "
+                "and these figures do too") in text
+        branch = next(c for c in app.workspace.instruction.called_computations
+                      if any(i.opcode == "custom-call" for i in c.instructions))
+        assert any(i.custom_call_target == "te_fused_attn_forward_ffi" for i in branch.instructions)
+
+
 async def test_a_sharded_all_reduce_explained():
     app = XlaTuiApp(SHARDED)
     async with app.run_test(size=(160, 45)) as pilot:

@@ -130,6 +130,7 @@ class CostModel:
         self.module = module
         self._ops: dict[int, Cost] = {}
         self._computations: dict[str, Cost] = {}
+        self._unseen: dict[str, tuple[str, ...]] = {}  # computation -> its unknown custom calls' targets (see unseen)
 
     def total(self) -> Cost:
         """The module's total, as `compiled.cost_analysis()` sums it: the entry's instructions."""
@@ -142,6 +143,27 @@ class CostModel:
             for ins in computation.instructions:
                 found = found + self.op(ins)
             self._computations[computation.name] = found
+        return found
+
+    def unseen(self, ins: HloInstruction) -> list[str]:
+        """The targets of the custom calls an op's cost takes in from the computations it calls
+        (a loop's body, a branch, a fusion's), each counted as XLA counts it, -1 FLOP and -1 byte:
+        the op's figure is the rest's less one per call, which reads as a real number."""
+        found: dict[str, None] = {}
+        for computation in ins.called_computations:
+            found.update(dict.fromkeys(self._unseen_in(computation)))
+        return list(found)
+
+    def _unseen_in(self, computation: HloComputation) -> tuple[str, ...]:
+        found = self._unseen.get(computation.name)
+        if found is None:
+            targets: dict[str, None] = {}
+            for ins in computation.instructions:
+                if ins.opcode == "custom-call" and not self.op(ins).known:
+                    targets[ins.custom_call_target or "custom-call"] = None
+                for called in ins.called_computations:
+                    targets.update(dict.fromkeys(self._unseen_in(called)))
+            found = self._unseen[computation.name] = tuple(targets)
         return found
 
     def work(self, ins: HloInstruction) -> Cost:
@@ -426,6 +448,17 @@ def _library_result(ins: HloInstruction) -> Shape:
 def _library_cost(ins: HloInstruction, flops: float) -> Cost:
     """`flops`, and bytes as an op's: the result and every operand."""
     return Cost(flops, 0.0, shape_bytes(_library_result(ins)) + sum(shape_bytes(o.shape) for o in ins.operands))
+
+
+def known_trip_count(ins: HloInstruction) -> int | None:
+    """A while loop's trip count where XLA worked it out (`known_trip_count` in its backend
+    config); XLA's cost analysis counts one trip of the body all the same."""
+    config = hlo_attrs.parse_backend_config(ins.attr("backend_config") or "") if ins.opcode == "while" else None
+    found = config.get("known_trip_count", {}).get("n") if isinstance(config, dict) else None
+    try:
+        return int(found) if found is not None else None
+    except (TypeError, ValueError):
+        return None
 
 
 def _gemm_call(ins: HloInstruction) -> Cost | None:

@@ -22,7 +22,7 @@ from textual.binding import Binding
 from tui.hlo_lexer import HloLexer
 from tui.model import explain
 from tui.model.categories import instruction_category
-from tui.model.cost import CostModel
+from tui.model.cost import CostModel, known_trip_count
 from tui.model.graph_layout import Note, short_shape
 from tui.model.hlo import HloInstruction
 from tui.model.links import TraceLinks, only_issues_or_waits, program_of
@@ -180,7 +180,7 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
             *[lambda c=called: self._link_rows(f"Calls {c.name} ({c.kind})", c.instructions, platform)
               for called in ins.called_computations],
             lambda: _section("Source", self._source(ins)),
-            lambda: _section("Cost (XLA's HloCostAnalysis conventions)", KeyValues(_cost_rows(self._cost_model().work(ins)))),
+            lambda: _section("Cost (XLA's HloCostAnalysis conventions)", KeyValues(_cost_rows(ins, self._cost_model()))),
             lambda: _section("Profile", self._profile(ins, self._cost_model().work(ins))),
             *([lambda: self._link_rows(f"Ops made by the same line of Python, {source_line(ins)}",
                                        ins.computation.module.made_by(ins.source), platform)] if ins.source else []),
@@ -381,13 +381,25 @@ def _excerpt(path: str, line: int, module_path: str) -> tuple[str, Text] | None:
     return readable, numbered(lines, first, line, _PYTHON)
 
 
-def _cost_rows(cost) -> list[tuple[str, str]]:
-    return [
+def _cost_rows(ins: HloInstruction, model: CostModel) -> list[tuple[str, str]]:
+    cost = model.work(ins)
+    rows = [
         ("FLOPs", explain.si(cost.flops, "FLOP")),
         ("transcendentals", explain.si(cost.transcendentals, "")),
         ("bytes accessed", explain.si(cost.bytes_accessed, "B")),
         ("intensity", explain.intensity_words(cost.flops, cost.bytes_accessed)),
     ]
+    if ins.opcode == "while":
+        trips = known_trip_count(ins)
+        rows.append(("trips", "one trip of the body and condition, as XLA counts a loop; "
+                              + (f"it runs {trips} times (known_trip_count): {explain.si(cost.flops * trips, 'FLOP')}, "
+                                 f"{explain.si(cost.bytes_accessed * trips, 'B')} in all" if trips and cost.known
+                                 else f"it runs {trips} times (known_trip_count)" if trips else "its trip count is not in the HLO")))
+    unseen = model.unseen(ins)
+    if unseen and ins.opcode != "custom-call":
+        rows.append(("not seen", f"custom calls inside ({', '.join(unseen[:3])}{', …' if len(unseen) > 3 else ''}): XLA "
+                                 "counts each as -1 FLOP and -1 B, and these figures do too"))
+    return rows
 
 
 def shown_text(text: str) -> str:
