@@ -390,16 +390,23 @@ def _cost_rows(ins: HloInstruction, model: CostModel) -> list[tuple[str, str]]:
         ("intensity", explain.intensity_words(cost.flops, cost.bytes_accessed)),
     ]
     if ins.opcode == "while":
-        trips = known_trip_count(ins)
-        rows.append(("trips", "one trip of the body and condition, as XLA counts a loop; "
-                              + (f"it runs {trips} times (known_trip_count): {explain.si(cost.flops * trips, 'FLOP')}, "
-                                 f"{explain.si(cost.bytes_accessed * trips, 'B')} in all" if trips and cost.known
-                                 else f"it runs {trips} times (known_trip_count)" if trips else "its trip count is not in the HLO")))
+        rows.append(("trips", _trips(ins, cost)))
     unseen = model.unseen(ins)
     if unseen and ins.opcode != "custom-call":
         rows.append(("not seen", f"custom calls inside ({', '.join(unseen[:3])}{', …' if len(unseen) > 3 else ''}): XLA "
                                  "counts each as -1 FLOP and -1 B, and these figures do too"))
     return rows
+
+
+def _trips(ins: HloInstruction, cost) -> str:
+    said = "one trip of the body and condition, as XLA counts a loop; "
+    trips = known_trip_count(ins)
+    if trips is None:
+        return said + "its trip count is not in the HLO"
+    if not cost.known:
+        return said + f"it runs {trips} times (known_trip_count)"
+    return (said + f"it runs {trips} times (known_trip_count): {explain.si(cost.flops * trips, 'FLOP')}, "
+                   f"{explain.si(cost.bytes_accessed * trips, 'B')} in all")
 
 
 def shown_text(text: str) -> str:
