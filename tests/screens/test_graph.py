@@ -350,36 +350,38 @@ async def test_a_while_loop_asks_which_body_to_open(programs):
         assert screen.trail == [loop.name]
 
 
+async def _chooser_for(pilot, opcode: str):
+    """`e` on the entry's first op of `opcode`: (that op, the chooser of what it calls)."""
+    app = pilot.app
+    await started(pilot)
+    caller = next(i for i in app.workspace.hlo.entry.instructions if i.opcode == opcode)
+    app.select(instruction=caller)
+    await pilot.pause()
+    await pilot.press("e")
+    await pilot.pause()
+    assert isinstance(app.screen, ChooseComputation)
+    return caller, app.screen
+
+
 async def test_a_conditional_asks_which_branch_by_its_index(programs):
     app = XlaTuiApp(main_hlo(programs["cond"]))
     async with app.run_test(size=(160, 45)) as pilot:
-        screen = await started(pilot)
-        cond = next(i for i in app.workspace.hlo.entry.instructions if i.opcode == "conditional")
-        app.select(instruction=cond)
-        await pilot.pause()
-        await pilot.press("e")
-        await pilot.pause()
-        assert isinstance(app.screen, ChooseComputation)
-        options = app.screen.query_one("OptionList")
+        cond, chooser = await _chooser_for(pilot, "conditional")
+        options = chooser.query_one("OptionList")
         labels = [str(options.get_option_at_index(k).prompt) for k in range(options.option_count)]
         branches = cond.called_computations
         assert labels == [f"branch {k}: {c.name}  ({len(c.instructions)} instruction{'' if len(c.instructions) == 1 else 's'})"
                           for k, c in enumerate(branches)]
         await pilot.press("down", "enter")
         await pilot.pause()
-        assert selected(app).computation is branches[1] and screen.trail == [cond.name]
+        assert isinstance(app.screen, GraphScreen) and app.screen.trail == [cond.name]
+        assert selected(app).computation is branches[1]
 
 
 async def test_the_computation_chooser_takes_page_keys_on_a_terminal_too_small_to_show_it():
     app = XlaTuiApp(FIXTURES / "gpu_scan")
     async with app.run_test(size=(80, 4)) as pilot:
-        await started(pilot)
-        loop = next(i for i in app.workspace.hlo.entry.instructions if i.opcode == "while")
-        app.select(instruction=loop)
-        await pilot.pause()
-        await pilot.press("e")
-        await pilot.pause()
-        assert isinstance(app.screen, ChooseComputation)
+        await _chooser_for(pilot, "while")
         await pilot.press("pagedown", "pageup", "pagedown")
         await pilot.pause()
         assert app._exception is None and isinstance(app.screen, ChooseComputation)

@@ -1248,9 +1248,16 @@ async def _a_gpu_step_fitted(pilot) -> None:
     view.show_event(runs, 1)
     await pilot.press("f")
     await settle(pilot)
-    ops = next(k for k, track in enumerate(trace.tracks) if track.name == "XLA Ops - from #14")
+    await _choose_in_the_steps_middle(pilot, "XLA Ops - from #14")
+
+
+async def _choose_in_the_steps_middle(pilot, track_name: str) -> None:
+    """Enter on the event of a track of the H100 fixture in the middle of its second step."""
+    view, trace = pilot.app.screen.view, pilot.app.workspace.trace
+    runs, chosen = (next(k for k, track in enumerate(trace.tracks) if track.name == name)
+                    for name in ("XLA Modules - from #14", track_name))
     middle = sum(trace.tracks[runs].event_span(1)) // 2
-    view.show_event(ops, int(np.searchsorted(trace.tracks[ops].start_ns, middle)))
+    view.show_event(chosen, int(np.searchsorted(trace.tracks[chosen].start_ns, middle)))
     await pilot.press("enter")
     await settle(pilot)
     pilot.app.clear_notifications()
@@ -1290,14 +1297,7 @@ async def _a_kernels_flow_from_its_launch(pilot) -> None:
     python = next(k for k, track in enumerate(trace.tracks) if track.name == "python3")
     await move_to_row(pilot, view, view.rows.index(Row("track", trace.tracks[python].group, python, 0)))
     await pilot.press("P")
-    stream = next(k for k, track in enumerate(trace.tracks) if track.name == "Stream #14(Compute)")
-    runs = next(k for k, track in enumerate(trace.tracks) if track.name == "XLA Modules - from #14")
-    middle = sum(trace.tracks[runs].event_span(1)) // 2
-    view.show_event(stream, int(np.searchsorted(trace.tracks[stream].start_ns, middle)))
-    await pilot.press("enter")
-    await settle(pilot)
-    pilot.app.clear_notifications()
-    await pilot.pause()
+    await _choose_in_the_steps_middle(pilot, "Stream #14(Compute)")
 
 
 @SIZES
