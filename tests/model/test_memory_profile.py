@@ -402,3 +402,16 @@ def test_memory_counters_of_profiles(corpus):
     assert all("bytes" in c.name for c in counters)
     cpu = load_trace(FIXTURES / "transformer" / "profile" / "host.xplane.pb")
     assert memory_counters(cpu) == [] and memory_counters(None) == []
+
+
+def test_the_summarys_peak_by_memory_space_is_measured_as_the_peak_is():
+    """Each module of the fixtures holds one memory space: its own peak is the module's peak
+    (on the cuBLAS fixture, a scratch buffer live at one point made the curve's highest 34 MB
+    against XLA's 818 kB); where there are several, each is at least its share of the peak."""
+    from tui.model.inputs import load_workspace
+    from tui.model.summary import summarize
+
+    for name in ("gpu_cublas", "gpu_scan", "sharded", "transformer"):
+        for row in summarize(load_workspace([FIXTURES / name]))["modules"]:
+            if row["peak_memory_bytes"] is not None:
+                assert row["peak_memory_by_space"] == {"device": row["peak_memory_bytes"]}, (name, row["label"])

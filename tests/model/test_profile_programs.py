@@ -143,6 +143,7 @@ def test_a_tpu_programs_device_memory_is_what_its_allocator_reserved(corpus):
     assert peak.by_space["device"] <= reserved <= peak.by_space["device"] * 1.001
     row = next(m for m in summarize(ws)["modules"] if m["label"] == ws.main.label)
     assert row["peak_memory_by_space"] == peak.by_space and row["peak_memory_bytes"] == peak.bytes
+    assert sum(peak.by_space.values()) >= peak.bytes  # each space at its own highest, at least its share of the joint one
 
 
 def test_a_dumps_module_counts_its_own_programs_runs_where_the_profile_ran_it():

@@ -176,23 +176,35 @@ class MemoryProfile:
         return (_curve(self.start[rows], self.end[rows], sizes[rows], self.end_time)
                 - _curve(start[both], end[both], np.minimum(sizes[first], sizes[second])[both], self.end_time))
 
-    def _xla_peak_moment(self) -> int:
+    def _xla_peak_moment(self, rows: np.ndarray | None = None) -> int:
         """HloLiveRange::ComputePeakMemoryMoment: a sweep over range ends that, at each point, adds
         the values starting there before it drops those that ended just before, and keeps the first
         point with the largest running total. It sizes each value by its whole defining
-        instruction (a tuple's index table for every element), as XLA does."""
+        instruction (a tuple's index table for every element), as XLA does. (`rows`: a mask of
+        the values to sweep, all by default.)"""
         sweep = np.fromiter((xla_byte_size(v.instruction.shape) for v in self.values), np.int64, len(self.values))
-        live = _curve(self.start, self.end, sweep, self.end_time)
-        starting = np.bincount(self.start, weights=sweep, minlength=self.end_time + 1).astype(np.int64)
+        start, end = self.start, self.end
+        if rows is not None:
+            start, end, sweep = start[rows], end[rows], sweep[rows]
+        live = _curve(start, end, sweep, self.end_time)
+        starting = np.bincount(start, weights=sweep, minlength=self.end_time + 1).astype(np.int64)
         moment = starting.copy()
         moment[1:] += live[:-1]
         return int(np.argmax(moment)) if moment.max(initial=0) > 0 else 0
 
     # -- queries ----------------------------------------------------------------------------
     def most_by_space(self) -> dict[int, int]:
-        """Per memory space, the most bytes live at any point, sized as the peak is (XLA's sizes):
-        device and host memory are separate pools, and the peak adds them up."""
-        return {space: int(self._curve(self.size, self.space == space).max(initial=0)) for space in self.spaces}
+        """Per memory space, its own peak, found and sized as the peak is (XLA's sweep, XLA's
+        sizes) over its values alone: device and host memory are separate pools, each with a
+        highest point of its own, and the peak adds them up. With one space, it is the peak."""
+        if len(self.spaces) == 1:
+            return {self.spaces[0]: self.peak_bytes}
+        most = {}
+        for space in self.spaces:
+            rows = self.space == space
+            live = self.live_at(self._xla_peak_moment(rows))
+            most[space] = int(self.size[live[rows[live]]].sum())
+        return most
 
     def live_at(self, time: int, order: str = "size") -> np.ndarray:
         """Rows live at `time`, largest first ("size"), most padding first, or by definition:

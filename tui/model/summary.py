@@ -227,7 +227,7 @@ def format_summary(summary: dict) -> str:
                     else "peak unknown (not scheduled: no program order yet)" if not m["scheduled"]
                     else "peak unknown")
             spaces = m["peak_memory_by_space"] or {}
-            if len(spaces) > 1:  # each space's own highest (device and host memory are not one pool)
+            if len(spaces) > 1:  # each space's own peak (device and host memory are not one pool)
                 peak += " [" + ", ".join(f"{name} {human_bytes(n)}" for name, n in spaces.items()) + "]"
             stage = f", {m['stage']}" if m["stage"] else ""
             lines.append(f" {mark} {m['label']}: {m['computations']} computations, {m['instructions']} instructions, {peak}{stage}")
