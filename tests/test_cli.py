@@ -197,6 +197,9 @@ def test_bad_inputs_get_one_clear_line(tmp_path):
     empty = tmp_path / "empty.hlo"
     empty.write_text("")
     _one_line_error(run("--summary", str(empty)), "empty.hlo", "empty")
+    empty_profile = tmp_path / "host.xplane.pb"
+    empty_profile.write_bytes(b"")
+    _one_line_error(run("--summary", str(empty_profile)), "host.xplane.pb", "the file is empty")
     binary = tmp_path / "weights.bin"
     binary.write_bytes(bytes(range(256)) * 4)
     _one_line_error(run("--summary", str(binary)), "weights.bin", "binary")

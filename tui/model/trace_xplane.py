@@ -343,7 +343,8 @@ def read_xplanes(files: list[Path]) -> Trace:
                 if line.name == "Steps" and isinstance(host.start_time, int) and isinstance(host.stop_time, int):
                     warnings += _cut_steps(track, (shift, shift + host.stop_time - host.start_time))
     if not tracks:
-        raise InputError(files[0], "the profile holds no events")
+        empty = next((f for f in files if os.path.getsize(f) == 0), None)
+        raise InputError(empty or files[0], "the file is empty" if empty else "the profile holds no events")
 
     def counters() -> list[CounterTrack]:
         for track in tracks:
