@@ -748,7 +748,9 @@ def test_bad_inputs(tmp_path, runs, xplane_path, corpus):
     one_line_error(tmp_path / "cut.xplane.pb", "not an XSpace")
     one_line_error(corpus / "traces" / "tracelens_jit_forward_3d_conv(15).hlo_proto.pb", "not an XSpace")
     (tmp_path / "empty.xplane.pb").write_bytes(b"")
-    one_line_error(tmp_path / "empty.xplane.pb", "no events")
+    one_line_error(tmp_path / "empty.xplane.pb", "the file is empty")
+    (tmp_path / "hostname_only.xplane.pb").write_bytes(b"\x22\x01h")  # an XSpace naming a host, with no planes
+    one_line_error(tmp_path / "hostname_only.xplane.pb", "the profile holds no events")
     (tmp_path / "logdir" / "plugins" / "profile" / "2024_01_01_00_00_00").mkdir(parents=True)
     one_line_error(tmp_path / "logdir", "no profile here")
 
