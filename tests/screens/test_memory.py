@@ -392,6 +392,26 @@ async def _memory_with_a_buffer(pilot) -> None:
     await pilot.pause()
 
 
+async def test_at_a_hand_off_the_cursor_line_says_what_xla_counts():
+    """The H100 scan at XLA's peak (#55): a loop's carry and the fusion written over it hold one
+    piece of memory there. The curve counts it once; the line says so and what the listed
+    buffers' sizes add up to, which here is XLA's peak as its live-range file gives it."""
+    from tui.model.shapes import human_bytes
+
+    app = XlaTuiApp(FIXTURES / "gpu_scan")
+    async with app.run_test(size=(200, 40)) as pilot:
+        screen = await open_memory(pilot)
+        await pilot.press("p")
+        p = screen.profile
+        report = parse_live_range(next((FIXTURES / "gpu_scan").glob("*-live-range.txt")))
+        assert screen.cursor == p.peak_time == report.peak_time
+        live, shared = p.live_bytes(p.peak_time), p.shared_bytes(p.peak_time)
+        assert shared > 0 and live + shared == report.peak_bytes
+        assert (f"live {human_bytes(live)} in {len(report.peak_buffers)} buffers (their sizes add up to "
+                f"{human_bytes(report.peak_bytes)}: two of them hand on {human_bytes(shared)}, counted once)") in screen_text(app)
+        assert int(p.padded[screen.table.rows].sum()) == live + shared  # what the table's sizes add up to
+
+
 async def _memory_opened(pilot) -> None:
     await open_memory(pilot)
     pilot.app.clear_notifications()

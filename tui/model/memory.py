@@ -225,6 +225,14 @@ class MemoryProfile:
     def live_bytes(self, time: int) -> int:
         return int(self.total[time]) if 0 <= time < len(self.total) else 0
 
+    def shared_bytes(self, time: int) -> int:
+        """Of `live_bytes(time)`, the memory two live values hold at once at a hand-off
+        (_shared_memory), counted once there: the values' own sizes add up to this much more
+        (XLA's sweep counts it twice, which at the scan fixture's peak is XLA's peak)."""
+        first, second, start, end = self._shared_memory_overlaps
+        now = (start <= time) & (end >= time)
+        return int(np.minimum(self.padded[first[now]], self.padded[second[now]]).sum())
+
     def instruction_at(self, time: int) -> HloInstruction | None:
         return self.sequence[time] if 0 <= time < len(self.sequence) else None
 

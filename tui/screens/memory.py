@@ -368,6 +368,10 @@ class MemoryScreen(WorkspaceScreen):
             line += [Segment(ins.name, category_style(instruction_category(ins))),
                      Segment(f" = {ins.opcode}{kind} {ins.shape.text}", _DIM)]
         line.append(Segment(f"  · live {human_bytes(live)} in {count} buffers"))
+        shared = p.shared_bytes(point)
+        if shared:
+            line.append(Segment(f" (their sizes add up to {human_bytes(live + shared)}: two of them hand on "
+                                f"{human_bytes(shared)}, counted once)", _DIM))
         allocated = p.allocated_bytes(point)
         if allocated is not None and allocated != live:
             line.append(Segment(f" ({human_bytes(allocated)} allocated: some share memory)", _DIM))
