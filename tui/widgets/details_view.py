@@ -187,11 +187,7 @@ class DetailsView(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
 
     def _row(self, cells: Cells, width: int) -> list[Segment]:
         """A link row's line (an op is a row of many pages: an operand of the next op, a user of the last)."""
-        key = (tuple(cells), width)
-        found = self._laid.get(key)
-        if found is None:
-            found = remember(self._laid, key, self._line(link_row(cells, width)))
-        return found
+        return self._kept((tuple(cells), width), lambda: [link_row(cells, width)])[0]
 
     def notify_style_update(self) -> None:
         self._styles, self._laid, self._shared = {}, {}, {}

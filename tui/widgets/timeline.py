@@ -128,13 +128,13 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.marked_tracks: tuple[int, ...] | None = None
         self._range_anchor = 0.0
         self._area_anchor = self._area_end = 0  # the rows the range's tracks run from and to
-        self._area_marks: dict[int, tuple] = {}  # row -> (its line, the tracks marked, the line as drawn in the range)
+        self._area_marks: dict[int, tuple] = {}  # row -> (its line, the tracks marked, the line as drawn in the range): _drawn_over
         self._marked_on: tuple[int, int | None] | None = None  # the cursor when the range was marked (f fits the later)
         # The chosen event's flows ((track, event), the events it links to; None: none), drawn
         # (timeline_flows) while the cursor is on that event.
         self.flows: tuple[tuple[int, int], tuple[tuple[int, int], ...]] | None = None
         self._flow_marks_for: tuple | None = None  # (flows, window, rows, their marks)
-        self._flow_lines: dict[int, tuple] = {}  # row -> (its line, its marks, the line with them drawn)
+        self._flow_lines: dict[int, tuple] = {}  # row -> (its line, its marks, the line with them drawn): _drawn_over
         self._row_numbers: tuple[list, dict] | None = None  # (rows, row -> its index)
         self.matches: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int32), np.zeros(0, np.intp))
         self._match_starts = np.zeros(0, np.int64)
@@ -993,33 +993,30 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         return line
 
     def _area_marked(self, index: int, line: Strip) -> Strip:
-        """A row of a track the marked range counts, with a bar in its label's first column (as
-        Perfetto shades the area's tracks)."""
-        kept = self._area_marks.get(index)
-        if kept is None or kept[0] is not line or kept[1] is not self.marked_tracks:
-            if len(self._area_marks) > 4 * max(self.view_size.height, 1):
-                self._area_marks.clear()
-            row = self.rows[index]
-            if row.kind in ("track", "instants"):
-                inside = row.index in self.marked_tracks
-            else:  # a collapsed group's row: the tracks it hides
-                inside = row.kind == "group" and row.group in self.collapsed and not set(self.marked_tracks).isdisjoint(
-                    self._group_tracks.get(row.group, ()))
-            marked = Strip.join([Strip([Segment("▌", self.base_style + _AREA)], 1), line.crop(1, line.cell_length)]) if inside else line
-            kept = self._area_marks[index] = (line, self.marked_tracks, marked)
-        return kept[2]
+        """A row of a track the marked range counts (a collapsed group's: of one it hides), with a
+        bar in its label's first column (as Perfetto shades the area's tracks)."""
+        def draw(line: Strip) -> Strip:
+            inside = not set(self.tracks_of_rows([index])).isdisjoint(self.marked_tracks)
+            return overlaid(line, {0: "▌"}, 0, self.base_style + _AREA) if inside else line
+        return self._drawn_over(self._area_marks, index, line, self.marked_tracks, draw)
 
     def _flowed(self, index: int, line: Strip) -> Strip:
         """A row with the flows drawn over it, where they cross it."""
         marks = self._flow_marks().get(index)
         if marks is None:
             return line
-        kept = self._flow_lines.get(index)
-        if kept is None or kept[0] is not line or kept[1] is not marks:
-            if len(self._flow_lines) > 4 * max(self.view_size.height, 1):
-                self._flow_lines.clear()
-            kept = self._flow_lines[index] = (line, marks, overlaid(line, marks, self.label_width, self.base_style + _FLOW))
-        return kept[2]
+        return self._drawn_over(self._flow_lines, index, line, marks,
+                                lambda line: overlaid(line, marks, self.label_width, self.base_style + _FLOW))
+
+    def _drawn_over(self, kept: dict, index: int, line: Strip, over: object, draw: Callable[[Strip], Strip]) -> Strip:
+        """`draw(line)` for row `index`, kept in `kept` while the row's line and what is drawn
+        over it (`over`, by identity) stay: a frame that shows them again makes no new Strip."""
+        found = kept.get(index)
+        if found is None or found[0] is not line or found[1] is not over:
+            if len(kept) > 4 * max(self.view_size.height, 1):
+                kept.clear()
+            found = kept[index] = (line, over, draw(line))
+        return found[2]
 
     def _named_at_top(self, index: int, line: Strip) -> Strip:
         """The first row below the fixed ones, scrolled to: a track's lower lane, whose name

@@ -71,7 +71,8 @@ def connectors(links: list[Link], cells: int) -> Marks:
 
 
 def overlaid(line: Strip, marks: dict[int, str], offset: int, style: Style) -> Strip:
-    """`line` with `marks` (column -> character, columns counted from `offset`) drawn over it."""
+    """`line` with `marks` (column -> character, columns counted from `offset`) drawn over it
+    (the timeline draws a marked area's bar with it too)."""
     pieces, at = [], 0
     columns = sorted(marks)
     k = 0
