@@ -19,6 +19,7 @@ from tui.screens.details import DetailsScreen
 from tui.screens.timeline import TimelineScreen
 from tui.widgets.timeline import PAN_STEP, PINNED, ZOOM_STEP, Row, TimelineView
 from tui.widgets.trace_panel import TracePanel
+from textual.widgets import Static
 
 SIZE = (140, 40)
 
@@ -1377,23 +1378,66 @@ async def test_a_chosen_kernels_flow_is_drawn_from_its_launch_and_follows_the_wi
         assert view.cursor != kernel and not _flow_drawn(view)
 
 
-async def test_a_launch_of_many_kernels_lists_and_draws_the_first_eight_and_counts_the_rest():
+async def test_a_launch_of_many_kernels_lists_and_draws_a_page_of_them_and_curly_brackets_mark_which_one_to_follow():
+    """Perfetto's Ctrl+] / Ctrl+[ in a terminal: a CUDA graph's launch has hundreds of kernels;
+    `}` / `{` mark its next / previous one, the page of eight holding it is listed and drawn,
+    `]` follows the marked one, and the mark is kept for when `[` comes back to the launch."""
     app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
     async with app.run_test(size=(160, 45)) as pilot:
         await _a_kernels_flow_from_its_launch(pilot)
-        view, trace = app.screen.view, app.workspace.trace
+        view, trace, screen = app.screen.view, app.workspace.trace, app.screen
         kernel = view.cursor
         correlation = trace.tracks[kernel[0]].event_args(kernel[1])["correlation_id"]
         await pilot.press("left_square_bracket")  # to the CUDA graph's launch
         await settle(pilot)
+        launch = view.cursor
         stream = trace.tracks[kernel[0]]
         kernels = [i for i in range(stream.count) if stream.event_args(i).get("correlation_id") == correlation]
-        assert len(kernels) > 8 and view.flows == (view.cursor, tuple((kernel[0], i) for i in kernels[:8]))
-        details = app.screen.panel.details
-        assert [value.split(" on ")[0] for key, value, _ in details if key == "flow"] == [
-            f"→ {stream.event_name(i)}" for i in kernels[:8]]
-        assert f"and {len(kernels) - 8:,} more, later (neither listed nor drawn)" in [value for _, value, _ in details]
+        assert len(kernels) > 16
+
+        def listed() -> list[tuple[str, str]]:
+            return [(key, value.split(" on ")[0]) for key, value, _ in screen.panel.details if "flow " in key]
+
+        assert view.flows == (launch, tuple((kernel[0], i) for i in kernels[:8]))
+        n = len(kernels)
+        assert listed() == [(f"▸ flow 1/{n}", f"→ {stream.event_name(kernels[0])}")] + [
+            (f"flow {k + 1}/{n}", f"→ {stream.event_name(i)}") for k, i in enumerate(kernels[1:8], 1)]
+        assert ("{ } mark another flow, [ ] follow the marked one (▸); the 8 around it are listed and drawn"
+                in [value for _, value, _ in screen.panel.details])
         assert _flow_drawn(view)
+        for _ in range(15):
+            await pilot.press("right_curly_bracket")
+        assert view.flows == (launch, tuple((kernel[0], i) for i in kernels[8:16]))  # the second page
+        assert listed()[7] == (f"▸ flow 16/{n}", f"→ {stream.event_name(kernels[15])}")
+        panel = screen.panel
+        line = panel._detail_starts[[key for key, _, _ in panel.details].index(f"▸ flow 16/{n}")]
+        assert line >= panel.window_height and panel.top <= line < panel.top + panel.window_height  # scrolled to it
+        await pilot.pause()
+        assert f"▸ flow 16/{n}" in screen_text(app)
+        await pilot.press("right_square_bracket")  # follows the marked kernel, not the first
+        await settle(pilot)
+        assert view.cursor == (kernel[0], kernels[15])
+        await pilot.press("left_square_bracket")  # back to the launch: its mark kept
+        await settle(pilot)
+        assert view.cursor == launch and listed()[7] == (f"▸ flow 16/{n}", f"→ {stream.event_name(kernels[15])}")
+        await pilot.press("right_curly_bracket")  # on to the third page
+        assert view.flows == (launch, tuple((kernel[0], i) for i in kernels[16:24]))
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert view.cursor == (kernel[0], kernels[16])
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        for _ in range(17):
+            await pilot.press("left_curly_bracket")  # from the seventeenth, round to the last
+        last = n - 1
+        assert listed()[last % 8] == (f"▸ flow {n}/{n}", f"→ {stream.event_name(kernels[last])}")
+        assert view.flows == (launch, tuple((kernel[0], i) for i in kernels[last - last % 8:]))
+        await pilot.press("question_mark")  # the help names the keys as they are typed
+        await pilot.pause()
+        table = app.screen.query_one(Static).content
+        keys, descriptions = (column._cells for column in table.columns)
+        for key, description in (("}", "Mark the next flow"), ("{", "Mark the previous flow"), ("/", "Search")):
+            assert description in descriptions and keys[descriptions.index(description)] == key
 
 
 async def test_a_flow_to_a_folded_group_is_drawn_only_if_the_row_filter_leaves_its_track_in_it():

@@ -55,6 +55,9 @@ class HelpScreen(ModalScreen):
             yield Static(table)
 
 
+_SIGNS = {"question_mark": "?", "left_square_bracket": "[", "right_square_bracket": "]", "left_curly_bracket": "{",
+          "right_curly_bracket": "}", "slash": "/", "plus": "+", "minus": "-", "equals_sign": "="}
+
+
 def _keys(key: str) -> str:
-    return " ".join(k.replace("question_mark", "?").replace("left_square_bracket", "[").replace("right_square_bracket", "]")
-                    for k in key.split(","))
+    return " ".join(_SIGNS.get(k, k) for k in key.split(","))

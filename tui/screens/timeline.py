@@ -43,7 +43,7 @@ from tui.widgets.trace_panel import Column, TracePanel
 
 BOLD, ITALIC, WARNING = Style(bold=True), Style(italic=True), Style(bold=True, color="red")
 NO_PROFILE = "No profile loaded: open an .xplane.pb, a trace JSON or a logdir (alone or beside a dump)."
-FLOWS_LISTED = 8  # linked events listed in the panel and drawn
+FLOWS_LISTED = 8  # linked events listed in the panel and drawn: the page of them holding the marked one
 INSTANTS_LISTED = 200  # instant events listed in the panel (the rest: zoom in)
 PROGRESS_S = 0.1  # the rows are laid out again as tracks decode, at most this often
 DEVICE_COLUMNS = 4  # the steps table's busy columns, one per device; more devices: the least, mean and most busy
@@ -78,6 +78,8 @@ class TimelineScreen(WorkspaceScreen):
         Binding("C", "counters", "Counters over the range (or the view)", show=False),
         Binding("right_square_bracket", "flow(1)", "Follow flow"),
         Binding("left_square_bracket", "flow(-1)", "Flow back", show=False),
+        Binding("right_curly_bracket", "mark_flow(1)", "Mark the next flow", show=False),
+        Binding("left_curly_bracket", "mark_flow(-1)", "Mark the previous flow", show=False),
         Binding("shift+enter", "match(-1)", "Previous match", show=False),
         Binding("escape", "close_search", "Close search, leave a table", show=False),
         Binding("r", "filter_rows", "Filter rows by name", show=False),
@@ -102,6 +104,8 @@ class TimelineScreen(WorkspaceScreen):
         self._link: tuple[int, int, tuple[str, str] | None] | None = None  # event, and its instruction
         self._flows: tuple[int, int, list[tuple[int, int]]] = (-1, -1, [])  # event, and events that share its
         # correlation_id (a kernel's launch, a launch's kernel)
+        self._marked_flow: dict[tuple[int, int], int] = {}  # event -> its flow `{`/`}` marked (kept to come back to)
+        self._shown: tuple | None = None  # the event whose details the panel shows: _show_event's arguments
         self._pending: Selection | None = None  # to follow once the tracks are decoded
         self._busy: tuple[int, int, str] = (-1, -1, "")  # an event, and how busy the devices were while it ran
         self._devices: tuple[Trace, DeviceTime] | None = None  # the devices' work, merged (see _device_time)
@@ -129,6 +133,7 @@ class TimelineScreen(WorkspaceScreen):
             self.view.set_op_names(op_names(ws), self.view.kernel_ops)
             return
         self._link, self._ops, self._kernels, self._flows, self._busy = None, None, None, (-1, -1, []), (-1, -1, "")
+        self._marked_flow, self._shown = {}, None
         self._scopes = self._scope_depth = self._sources = self._steps = self._overview = self._counters = None
         self._pending = ws.selection
         self.view.set_trace(ws.trace, op_names(ws))
@@ -385,7 +390,7 @@ class TimelineScreen(WorkspaceScreen):
             return  # another event was chosen since
         self._flows = (track_index, event, flows)
         self.refresh_bindings()  # `]` shows while the selection has a flow
-        self.view.set_flows((track_index, event), flows[:FLOWS_LISTED])
+        self.view.set_flows((track_index, event), self._listed_flows()[1])
         if self.view.cursor == (track_index, event):
             self._show_event(track_index, event, args, link)
 
@@ -402,25 +407,40 @@ class TimelineScreen(WorkspaceScreen):
         if link is not None:
             details.append(("instruction", f"{link[1]} in {link[0]} (Enter again: open it)", BOLD))
             details += self._instruction_lines(link, dur)
+        marked_line = None
         if self._flows[:2] == (track_index, event):
-            for k, i in self._flows[2][:FLOWS_LISTED]:
+            flows = self._flows[2]
+            first, listed = self._listed_flows()
+            marked = self._marked_flow_index()
+            for n, (k, i) in enumerate(listed, first):
                 other = trace.tracks[k]
                 side = "→" if int(other.start_ns[i]) >= start else "←"
-                details.append(("flow", f"{side} {other.event_name(i)} on {other.group} / {other.name} at "
-                                        f"{format_ns(int(other.start_ns[i]) - trace.span[0], 6)} ([ ] follow)", BOLD))
-            if len(self._flows[2]) > FLOWS_LISTED:
-                details.append(("", f"and {len(self._flows[2]) - FLOWS_LISTED:,} more, later (neither listed nor drawn)", ITALIC))
+                line = (f"{side} {other.event_name(i)} on {other.group} / {other.name} at "
+                        f"{format_ns(int(other.start_ns[i]) - trace.span[0], 6)}")
+                if len(flows) == 1:
+                    details.append(("flow", f"{line} ([ ] follow)", BOLD))
+                else:
+                    marked_line = len(details) if n == marked else marked_line
+                    key = f"flow {n + 1:,}/{len(flows):,}"
+                    details.append((f"▸ {key}" if n == marked else key, line, BOLD if n == marked else None))
+            if len(flows) > 1:
+                details.append(("", ("{ } mark another flow, [ ] follow the marked one (▸)" if len(flows) <= FLOWS_LISTED
+                                     else f"{{ }} mark another flow, [ ] follow the marked one (▸); the {FLOWS_LISTED}"
+                                          " around it are listed and drawn"), ITALIC))
         if args is None:
             details.append(("stats", "Enter: select the event, read its stats and find its instruction", ITALIC))
         else:
             details += [(key, str(value), None) for key, value in args.items()]
         if self._busy[:2] == (track_index, event) and self._busy[2]:  # after the event's own stats
             details.append(("devices busy", f"{self._busy[2]} of its time", None))
-        self.panel.show_details(details)
+        self._shown = (track_index, event, args, link)
+        self.panel.show_details(details, seen=marked_line)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "flow":
             return bool(self._flows[2])
+        if action == "mark_flow":
+            return len(self._flows[2]) > 1
         if action == "scope_depth":
             return self._scopes is not None and self.panel.rows is self._scopes[0]
         return super().check_action(action, parameters)
@@ -437,9 +457,46 @@ class TimelineScreen(WorkspaceScreen):
         later = [pair for pair, at in zip(flows, starts) if at >= start]
         earlier = [pair for pair, at in zip(flows, starts) if at < start]
         target = (later[0] if later else flows[-1]) if direction > 0 else (earlier[-1] if earlier else flows[0])
+        marked = self._marked_flow.get((track_index, event))
+        if marked is not None and (starts[marked] >= start) == (direction > 0):
+            target = flows[marked]  # the one `{`/`}` marked, where it is on this side
         self.view.show_event(*target)
         self.panel.show_info(Text(" Reading the event's stats…", style="italic"))
         self._read_event(*target)
+
+    def action_mark_flow(self, step: int) -> None:
+        """`}` marks the chosen event's next flow, `{` its previous (round), as Perfetto's
+        Ctrl+] and Ctrl+[ do (a CUDA graph's launch has hundreds of kernels): the marked one is
+        what `]` or `[` follows, listed and drawn with the seven around it. The mark is kept for
+        the event: back at the launch, `}` goes on to the next kernel."""
+        track_index, event, flows = self._flows
+        if len(flows) < 2 or self.view.cursor != (track_index, event) or (self._shown or ())[:2] != (track_index, event):
+            self.notify("Choose an event with several flows first (Enter): a CUDA graph's launch, say", timeout=3)
+            return
+        if len(self._marked_flow) >= 256:
+            self._marked_flow.clear()
+        self._marked_flow[track_index, event] = (self._marked_flow_index() + step) % len(flows)
+        self.view.set_flows((track_index, event), self._listed_flows()[1])
+        self._show_event(*self._shown)
+
+    def _marked_flow_index(self) -> int:
+        """The chosen event's marked flow: the one `{`/`}` marked, else the first later than the
+        event (what `]` follows), else the last."""
+        track_index, event, flows = self._flows
+        marked = self._marked_flow.get((track_index, event))
+        if marked is not None and marked < len(flows):
+            return marked
+        start = int(self.trace.tracks[track_index].start_ns[event])
+        return next((n for n, (k, i) in enumerate(flows) if int(self.trace.tracks[k].start_ns[i]) >= start),
+                    len(flows) - 1)
+
+    def _listed_flows(self) -> tuple[int, list[tuple[int, int]]]:
+        """The page of the chosen event's flows that holds the marked one: its first's index, and them."""
+        flows = self._flows[2]
+        if not flows:
+            return 0, []
+        first = self._marked_flow_index() // FLOWS_LISTED * FLOWS_LISTED
+        return first, flows[first:first + FLOWS_LISTED]
 
     def _instruction_lines(self, link: tuple[str, str], dur_ns: int) -> list[tuple[str, str, Style | None]]:
         """Where in the model the instruction comes from (its JAX name scope and source line,

@@ -105,6 +105,7 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         self._rule: Strip | None = None
         self._lines: dict[tuple[int, bool], Strip] = {}  # (body line, on the thumb) -> the line as handed over
         self._details: list[Strip] | None = None
+        self._detail_starts: list[int] = []  # each detail's first line (a long value wraps)
 
     # -- content --------------------------------------------------------------------------------
     def show_info(self, info: Text) -> None:
@@ -112,19 +113,25 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         self._info_line = None
         self.refresh(Region(0, 1, self.view_size.width, 1))
 
-    def show_details(self, details: list[tuple[str, str, Style | None]]) -> None:
+    def show_details(self, details: list[tuple[str, str, Style | None]], seen: int | None = None) -> None:
         """Key / value lines; a value is plain text, drawn in one style, wrapped to fit. Details
         as many lines long as those shown repaint only the lines that differ (the cursor
-        stepping along a row changes the event's name and times, not its track)."""
-        old = self._details if self.rows is None and self.top == 0 else None
+        stepping along a row changes the event's name and times, not its track). With `seen`,
+        the panel scrolls as little as shows that entry's first line."""
+        old = self._details if self.rows is None and (self.top == 0 or seen is not None) else None
+        top = self.top
         self.details, self.rows, self._details = details, None, None
         if old is None or len(self._detail_lines()) != len(old):
             self._changed()
-            return
-        new = self._details = [before if before == after else after for before, after in zip(old, self._details)]
-        changed = [index for index, (before, after) in enumerate(zip(old, new)) if before is not after]
-        self._forget_lines(*changed)
-        self.refresh_view_lines(_TOP + index for index in changed if index < self.window_height)
+        else:
+            new = self._details = [before if before == after else after for before, after in zip(old, self._details)]
+            changed = [index for index, (before, after) in enumerate(zip(old, new)) if before is not after]
+            self._forget_lines(*changed)
+            self.refresh_view_lines(_TOP + index - top for index in changed if top <= index < top + self.window_height)
+        if seen is not None:
+            line = self._detail_starts[seen]
+            if not self.top <= line < self.top + self.window_height:
+                self.scroll_view(y=line - self.window_height + 1 if line >= self.top else line)
 
     def show_table(self, title: str, rows: list[NameStats], total: int | None = None,
                    rates: dict[str, list[float | None]] | None = None, notes: list[str] | None = None,
@@ -247,8 +254,9 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
             width = self._width
             key_width = max(KEY_WIDTH, min(max((len(key) for key, _, _ in self.details), default=0), width // 3))
             room = max(width - key_width - 1, 8)
-            lines = []
+            lines, self._detail_starts = [], []
             for key, value, style in self.details:
+                self._detail_starts.append(len(lines))
                 text = value.replace("\n", " ")
                 for k, at in enumerate(range(0, max(len(text), 1), room)):
                     head = Segment(fit(key if k == 0 else "", key_width) + " ", _BOLD)
