@@ -21,6 +21,7 @@ import pytest
 
 from tui.model.errors import InputError
 from tui.model.trace import Trace, load_trace
+from tui.model.trace_lanes import assign_rows, lane_index, self_times
 from tui.model.steps import step_labels, steps
 from tui.model.utilization import DeviceTime
 
@@ -227,8 +228,8 @@ def stack_depths(start: list[int], end: list[int]) -> list[int] | None:
 
 
 def check_rows(track) -> bool:
-    """No two events of a row overlap; nested tracks get their stack depth, others first-fit
-    rows (each row above an event's is busy when it starts). Returns whether it was nested."""
+    """No two events of a row overlap; nested tracks get their stack depth, others the rows of
+    holder_rows. Returns whether it was nested."""
     start, end, depth = track.start_ns.tolist(), track.end_ns.tolist(), track.depth.tolist()
     assert start == sorted(start)
     rows = defaultdict(list)
@@ -241,10 +242,34 @@ def check_rows(track) -> bool:
     if expected is not None:
         assert depth == expected
         return True
-    for s, d in zip(start, depth):
-        for above in range(d):
-            assert any(a <= s < b for a, b in rows[above])
+    assert depth == holder_rows(start, end)
     return False
+
+
+def holder_rows(start: list[int], end: list[int]) -> list[int]:
+    """Rows where events overlap without nesting, by brute force over every earlier event: the
+    lowest row free at an event's start below the deepest running event holding it whole."""
+    placed: list[tuple[int, int, int]] = []  # (start, end, row)
+    for s, e in zip(start, end):
+        running = [(b, row) for a, b, row in placed if a <= s < b]
+        holders = [row for b, row in running if b >= e]
+        busy = {row for _, row in running}
+        row = max(holders) + 1 if holders else 0
+        while row in busy:
+            row += 1
+        placed.append((s, e, row))
+    return [row for _, _, row in placed]
+
+
+def test_an_event_that_outlives_its_neighbour_leaves_the_calls_in_another_nested_under_it():
+    """A [0, 100] and B [50, 1000] overlap without nesting (a Python tracer's call that outlives
+    the step it began in): C [200, 900] still nests under B and D [300, 400] under C, with their
+    self times; before, C went up to A's free row, above its own parent."""
+    start, end = np.array([0, 50, 200, 300]), np.array([100, 1000, 900, 400])
+    rows = assign_rows(start, end)
+    assert rows.tolist() == [0, 1, 2, 3]
+    lanes = lane_index(start, end, rows)
+    assert self_times(start, end, lanes.order, lanes.offsets).tolist() == [100, 250, 600, 100]
 
 
 def test_rows_on_the_cpu_trace(xtrace):

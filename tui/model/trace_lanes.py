@@ -3,9 +3,12 @@
 Events come sorted by start, longer first on ties. An event's row is the number of earlier
 events still running when it starts: for properly nested events (one thread's call stack) that
 is the nesting depth, and it is computed with sorts and searchsorted instead of a Python stack.
-Where events overlap without nesting (async copies, collectives), that count can put two
-overlapping events on one row; then rows are assigned first-fit (each event on the lowest row
-that is free at its start), so every event is kept and no row holds two overlapping events.
+Where events overlap without nesting (async copies, collectives, a Python tracer's call that
+outlives the step it began in), that count can put two overlapping events on one row; then each
+event goes on the lowest row that is free at its start below the innermost event running that
+holds it whole (first fit where none does), so every event is kept, no row holds two overlapping
+events, and an event that outlives its neighbour does not pull the calls nested in another out
+from under it.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ def assign_rows(start: np.ndarray, end: np.ndarray) -> np.ndarray:
     closed_from_i = group_end - np.maximum(index, group_end - zeros)
     rows = index - (closed - closed_from_i)
     if _rows_overlap(start, end, rows):
-        rows = _first_fit(start, end)
+        rows = _under_holder(start, end)
     return rows.astype(np.int16 if rows.max() < 2**15 else np.int32)
 
 
@@ -40,17 +43,23 @@ def _rows_overlap(start: np.ndarray, end: np.ndarray, rows: np.ndarray) -> bool:
     return bool(np.any(same_row & (end[order][:-1] > start[order][1:])))
 
 
-def _first_fit(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+def _under_holder(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Each event on the lowest row free at its start that is below the deepest running event
+    holding it whole (any free row where none holds it): A [0, 100] and B [50, 1000] overlap,
+    so B goes a row down, and C [200, 900] nests under B, not on A's row above its parent."""
     rows = np.empty(len(start), np.int64)
-    row_end: list[int] = []
+    row_end: list[int] = []  # the end of the event last put on each row
     for i, (s, e) in enumerate(zip(start.tolist(), end.tolist())):
-        for row, busy_until in enumerate(row_end):
-            if busy_until <= s:
-                row_end[row] = e
-                break
-        else:
-            row = len(row_end)
+        row = len(row_end) - 1
+        while row >= 0 and not (row_end[row] > s and row_end[row] >= e):  # running, and holding it
+            row -= 1
+        row += 1
+        while row < len(row_end) and row_end[row] > s:
+            row += 1
+        if row == len(row_end):
             row_end.append(e)
+        else:
+            row_end[row] = e
         rows[i] = row
     return rows
 
