@@ -2,8 +2,9 @@
 (tests/fixtures/gpu: 3 steps, each one CUDA graph; tests/fixtures/gpu_scan: scan bodies as
 CUDA graphs, and XLA's autotuning trials). The oracles are the tracks themselves, walked one
 event at a time: for ops, every kernel that ran an op is inside exactly one derived span,
-consecutive kernels of one op and program share it, and the span runs from the first one's
-start to the last end; for modules, the kernels whose launches lie inside one of the host's
+consecutive kernels of one op and program launched in one run share it (the autotuner's
+fourteen trials of `custom-call.1` are fourteen spans, as in XProf's line, not one 56 ms span
+over the idle time between them), and the span runs from the first one's start to the last end; for modules, the kernels whose launches lie inside one of the host's
 run annotations (`jit_train_step:XLA GPU module`), by their correlation ids.
 
 (XProf's own converter, run on these files when this was written, gives the same `XLA Modules`
@@ -31,9 +32,11 @@ def workspace(request):
     return load_workspace([next(folder.glob("*.xplane.pb")), folder])
 
 
-def _walk(track):
+def _walk(track, runs):
     """The derived spans of a kernel track, worked out kernel by kernel: (start, end, op,
-    program, kernels)."""
+    program, kernels); kernels of one op and program launched in different runs (`runs`, as
+    _runs_read gives them: an autotuner's trials) are spans apart."""
+    run_of = {launch: number for number, (_, ids) in enumerate(runs) for launch in ids}
     codes, ops = kernel_ops(track)
     program_codes, programs = event_programs(track)
     spans = []
@@ -41,13 +44,14 @@ def _walk(track):
         if codes[i] < 0:
             continue
         op, program = ops[codes[i]], programs[program_codes[i]] if program_codes[i] >= 0 else None
+        run = run_of.get(str(track.event_args(i).get(CORRELATION)))
         start, end = int(track.start_ns[i]), int(track.start_ns[i] + track.dur_ns[i])
-        if spans and spans[-1][2:4] == [op, program]:
+        if spans and spans[-1][2:4] == [op, program] and spans[-1][5] == run:
             spans[-1][1] = max(spans[-1][1], end)
             spans[-1][4] += 1
         else:
-            spans.append([start, end, op, program, 1])
-    return spans
+            spans.append([start, end, op, program, 1, run])
+    return [span[:5] for span in spans]
 
 
 def test_each_kernel_stream_gets_a_line_of_the_ops_its_kernels_ran(workspace):
@@ -63,7 +67,7 @@ def test_each_kernel_stream_gets_a_line_of_the_ops_its_kernels_ran(workspace):
     for k, line in zip(streams, ops_lines):
         stream = trace.tracks[k]
         assert line.derived and line.group == stream.group and line.name == line_name("XLA Ops", stream.name)
-        spans = _walk(stream)
+        spans = _walk(stream, _runs_read(trace.path)[0])
         assert line.count == len(spans) <= stream.count
         assert sum(n for *_, n in spans) == int((kernel_ops(stream)[0] >= 0).sum())  # each kernel once
         if "gpu_scan" in trace.path:  # the autotuner's trials run one op's kernels back to back

@@ -1952,7 +1952,7 @@ async def test_a_gpu_device_shows_the_ops_its_kernels_ran_above_its_streams():
         assert line.derived and line.group == "/device:GPU:0"
         assert "18,627 events, 53 tracks and 4 derived" in screen_text(app)
         await move_to_row(pilot, view, first_row_of(view, line.name))
-        for _ in range(80):  # past the autotuner's trials, to the step's first op
+        for _ in range(300):  # past the autotuner's trials, to the step's first op
             await pilot.press("right")
             track, event = view.cursor
             if line.event_args(event).get("program_id") == "0":

@@ -71,7 +71,7 @@ def add_derived_lines(ws: Workspace) -> list[Track]:
 
     for stream, run_of, host_runs in _streams_and_runs(trace):
         add(stream.group, line_name("XLA Modules", stream.name), _module_runs(stream, run_of, host_runs))
-        ops, instructions, first_kernel = _op_runs(ws, stream)
+        ops, instructions, first_kernel = _op_runs(ws, stream, run_of)
         add(stream.group, line_name("XLA Ops", stream.name), ops)
         add(stream.group, line_name(SCOPES, stream.name),
             _scope_runs(ops[0], ops[0] + ops[1], instructions, run_of[first_kernel]))
@@ -232,16 +232,19 @@ def _module_runs(stream: Track, run_of: np.ndarray, runs: dict[str, tuple[int, s
     return start[by_time], (end - start)[by_time], names, args_of
 
 
-def _op_runs(ws: Workspace, stream: Track) -> tuple[Line, list[HloInstruction | None], np.ndarray]:
-    """A span per run of consecutive kernels of one op and program, each one's instruction and
-    its first kernel; an event's args are made when asked (a selection), from its op's and its
-    kernel count. As XProf's derived line, a span goes on across runs of a one-op program (the
-    op tables count those apart: links.launch_runs)."""
+def _op_runs(ws: Workspace, stream: Track, run_of: np.ndarray) -> tuple[Line, list[HloInstruction | None], np.ndarray]:
+    """A span per run of consecutive kernels of one op and program in one run of it (`run_of`,
+    per kernel: an autotuner's fourteen runs of a one-op program are fourteen spans, as in
+    XProf's derived line, not one across the idle time between them), each one's instruction
+    and its first kernel; an event's args are made when asked (a selection), from its op's and
+    its kernel count."""
     codes, ops = kernel_ops(stream)
     program_codes, programs = event_programs(stream)
     ran = np.flatnonzero(codes >= 0)
     key = op_program_keys(codes[ran], program_codes[ran], programs)
-    first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, np.intp)
+    run = run_of[ran]
+    new = np.r_[True, (key[1:] != key[:-1]) | (run[1:] != run[:-1])] if len(key) else np.zeros(0, bool)
+    first = np.flatnonzero(new)
     start = stream.start_ns[ran][first]
     end = np.maximum.reduceat(stream.end_ns[ran], first) if len(first) else np.zeros(0, np.int64)
     kernels = np.diff(np.r_[first, len(ran)])
