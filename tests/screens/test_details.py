@@ -49,6 +49,26 @@ async def test_follows_operands_and_users_and_walks_the_schedule():
         assert app.workspace.instruction is here.computation.instructions[here.index - 1]
 
 
+async def test_down_picks_the_first_link_however_far_down_the_page_it_is():
+    """A ROOT tuple's page is long before its operands (its shapes, its text); on a short
+    terminal the first down chose nothing and scrolled one line, and Enter followed nothing,
+    for tens of presses. Now it goes to the first operand, scrolled into view."""
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        root = app.workspace.main.load().entry.root
+        app.select(instruction=root.name)
+        await pilot.press("2")
+        view = app.screen.query_one(DetailsView)
+        assert not view.page.links  # laid out only as far as seen: the operands are further down
+        await pilot.press("down")
+        line, target = view.page.links[0]
+        assert view.link_at == 0 and view.top <= line < view.top + view.view_size.height
+        await pilot.press("enter")
+        assert app.workspace.instruction is target is root.operands[0]
+
+
 async def test_pages_laid_out_ahead_are_what_laying_out_afresh_gives(monkeypatch):
     """A page left standing has the pages of j and k laid out ahead, and pages shown a moment
     ago are kept; those keys then show them without laying anything out, and they read exactly

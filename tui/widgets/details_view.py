@@ -251,6 +251,8 @@ class DetailsView(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
 
     def action_link(self, step: int) -> None:
         self._render_until(self.top + self.view_size.height)
+        while not self.page.links and not self.page.complete:  # the first link is further down the page
+            self._render_until(len(self.page.lines) + self.view_size.height)
         if not self.page.links:
             self.scroll_view(y=self.top + step)
             return
