@@ -18,6 +18,7 @@ from tui.model.timescale import MIN_NS_PER_CELL
 from tui.screens.details import DetailsScreen
 from tui.screens.timeline import TimelineScreen
 from tui.widgets.timeline import PAN_STEP, PINNED, ZOOM_STEP, Row, TimelineView
+from tui.widgets.details_view import DetailsView
 from tui.widgets.trace_panel import TracePanel
 from textual.widgets import Static
 
@@ -2094,6 +2095,12 @@ async def test_R_plots_the_ops_under_the_chips_roofs_and_enter_finds_an_ops_runs
         assert len(events) >= ops[points[0].op].count
         # the fusion's Triton kernel, run from the step's CUDA graph (its hlo_op names the command buffer)
         assert {trace.tracks[k].event_name(e) for k, e in zip(tracks.tolist(), events.tolist())} == {chosen.replace(".", "_")}
+        # and the op is the selection on every screen, its run under the cursor its event
+        assert app.selection.instruction == chosen and app.selection.event == view.cursor
+        await pilot.press("2")
+        await settle(pilot)
+        assert app.workspace.instruction.name == chosen
+        assert app.screen.query_one(DetailsView).plain_text().startswith(chosen)
 
 
 async def test_R_on_a_host_cpu_plots_the_ops_without_roofs_and_esc_closes_it():

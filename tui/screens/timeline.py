@@ -24,7 +24,7 @@ from tui.model.cost import op_cost
 from tui.model.derived_lines import add_derived_lines
 from tui.model.errors import InputError
 from tui.model.explain import si
-from tui.model.links import (correlated, events_of_name, group_rates, instruction_for_event, instruction_or_name,
+from tui.model.links import (correlated, events_of_name, group_rates, instruction_for_event, instruction_in, instruction_or_name,
                              kept_op_profile, kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes,
                              op_sources, op_time, program_of, program_ran)
 from tui.model.kernels import KernelStats, kernel_stats
@@ -961,15 +961,22 @@ class TimelineScreen(WorkspaceScreen):
 
     def _show_runs(self, name: str, program: str | None) -> None:
         """An op's runs in its program (else the events of that name) become the matches; the
-        cursor goes to the next one in time."""
+        cursor goes to the next one in time. An op a loaded module has is selected on every
+        screen (as the roofline's and the tables' Enter do in the graph and details)."""
         if program is not None:
-            op = instruction_or_name(self.workspace, program, name)
+            found = instruction_in(self.workspace, program, name)
+            op = found[1] if found else name
             self.view.set_matches(*occurrences(self.trace, None, op, program=program))
         else:
+            found = None
             self.view.set_matches(*events_of_name(self.trace, name))
         self._searched = None
         self.view.focus()
         self.view.action_match(1)
+        cursor = self.view.cursor
+        if found and cursor is not None and cursor[1] is not None:  # the run under the cursor is its event
+            self._link = (*cursor, (found[0].label, found[1].name))
+            self.app.select(module=found[0].label, instruction=found[1].name, event=cursor)
 
 
 def _counter_format(name: str) -> Callable[..., str]:
