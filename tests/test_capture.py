@@ -365,9 +365,11 @@ def test_scripts_that_run_their_own_way(tmp_path):
 
 def test_a_script_runs_as_under_python(tmp_path):
     """Saved into a folder with a space (XLA dumped into the folder named by its first word, and
-    the capture had no module); its `__file__` absolute after a chdir; its ops' Python stacks
-    without our frames; its own --xla_dump_to said to be overridden; and the steps it left queued
-    at its end in the profile (it stopped before they ran: 60 steps counted 29)."""
+    the capture had no module); its `__file__` absolute after a chdir, its argv[0] as typed (it
+    was made absolute), `__builtins__` the module; its ops' Python stacks without our frames;
+    its own --xla_dump_to, and one in the environment's XLA_FLAGS, said to be overridden (the
+    environment's silently); and the steps it left queued at its end in the profile (it
+    stopped before they ran: 60 steps counted 29)."""
     script = tmp_path / "train.py"
     script.write_text(textwrap.dedent(f"""
         import os, sys
@@ -376,18 +378,22 @@ def test_a_script_runs_as_under_python(tmp_path):
         here = __file__
         os.chdir("/")
         print("FILE", os.path.isabs(here), os.path.exists(here), file=sys.stderr)
+        print("ARGV0", sys.argv[0], type(__builtins__).__name__, file=sys.stderr)
         step = jax.jit(lambda w: jnp.tanh(w @ w) @ w)
         w = jnp.ones((384, 384)) / 384
         for _ in range(40):
             w = step(w)  # never waited for
         """))
     saved = tmp_path / "my capture"
-    run = xla_tui("--summary", "--json", "--save", str(saved), str(script), cwd=tmp_path)
+    env = dict(os.environ, XLA_FLAGS=f"--xla_dump_to={tmp_path / 'env_dump'}")
+    run = xla_tui("--summary", "--json", "--save", str(saved), script.name, cwd=tmp_path, env=env)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "FILE True True" in run.stderr and not (tmp_path / "my").exists() and not (tmp_path / "own_dump").exists()
+    assert "ARGV0 train.py module" in run.stderr and not (tmp_path / "env_dump").exists()
     summary = summary_of(run)
     assert summary["main_module"].endswith(".jit__lambda")
     assert any("the script's own --xla_dump_to=" in w and "overridden" in w for w in summary["warnings"])
+    assert any(f"XLA_FLAGS' own --xla_dump_to={tmp_path / 'env_dump'} was overridden" in w for w in summary["warnings"])
     ops = [op for op in summary["trace"]["top_ops"] if op["program"].startswith("jit__lambda")]
     assert len(ops) >= 2 and {op["count"] for op in ops} == {40}
     from tui.model.inputs import load_workspace

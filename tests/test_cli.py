@@ -225,6 +225,16 @@ def test_bad_inputs_get_one_clear_line(tmp_path):
     _one_line_error(run("--summary", str(deep_json)), "deep.json", "nested too deeply")
     _one_line_error(run("--summary", str(FIXTURES / "mlp.hlo"), "extra"), "unrecognized arguments: extra")
     _one_line_error(run("--profile-seconds", "soon", str(FIXTURES / "mlp.hlo")), "--profile-seconds", "'soon'")
+    script = tmp_path / "train.py"  # none of these runs it
+    script.write_text("raise SystemExit('ran')\n")
+    for seconds in ("inf", "1e300", "nan", "0"):  # inf and 1e300 were taken, and the profiler's timer raised in the script
+        _one_line_error(run("--summary", "--profile-seconds", seconds, str(script)), "--profile-seconds", "at most")
+    # an option's prefix is no option: what follows a script stays the script's, however spelled
+    _one_line_error(run("--profile-sec", "2", str(script), "--summary"), "unrecognized arguments: --profile-sec")
+    _one_line_error(run("--summary", "--profile", str(FIXTURES / "gpu" / "gpu.xplane.pb"), str(script)),
+                    "train.py", "--profile goes with an HLO, dump or capture TARGET")
+    (tmp_path / "folder.py").mkdir()
+    _one_line_error(run("--summary", str(tmp_path / "folder.py")), "folder.py", "is a folder, not a script")
 
 
 def test_odd_inputs_inside_folders_and_odd_values_get_one_clear_line(tmp_path):

@@ -30,7 +30,8 @@ with any other TARGET they may go before or after it.
 def build_parser(script: bool = True) -> argparse.ArgumentParser:
     """The command line; with `script` false, for a TARGET that is not a script: no SCRIPT_ARGS,
     so options may follow TARGET (`xla-tui dump/ --summary`)."""
-    p = _Parser(prog="xla-tui", usage=USAGE, description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = _Parser(prog="xla-tui", usage=USAGE, description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
+                allow_abbrev=False)  # `--profile-sec 2 train.py --summary`: what follows a script is its own (_target_index)
     p.add_argument("target", metavar="TARGET", help="what to open (see above)")
     if script:
         p.add_argument("script_args", nargs=argparse.REMAINDER, metavar="SCRIPT_ARGS", help="arguments for a script TARGET")
@@ -59,13 +60,17 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"xla-tui: {message} (see xla-tui --help)\n")
 
 
+MOST_PROFILE_SECONDS = 7 * 24 * 3600  # a week: past that (inf, 1e300) the profiler's timer cannot be set
+
+
 def _positive_seconds(text: str) -> float:
     try:
         seconds = float(text)
     except ValueError:
         seconds = -1.0
-    if not seconds > 0:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, got {text!r}")
+    if not 0 < seconds <= MOST_PROFILE_SECONDS:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0 and at most {MOST_PROFILE_SECONDS:,} "
+                                         f"(a week), got {text!r}")
     return seconds
 
 
@@ -228,6 +233,9 @@ def _capture(args):
     if _is_script(args.target):
         from tui.model.capture import capture_script
 
+        if args.profile:
+            raise InputError(target, "--profile goes with an HLO, dump or capture TARGET: a script's run is profiled by "
+                                     "the capture itself (save it with --save, then `xla-tui DIR --profile PATH`)")
         _end_cleanly_on_hangup()
         return capture_script(target, args.script_args, save_to=args.save, profile=not args.no_profile,
                               profile_python=args.profile_python, profile_seconds=args.profile_seconds,

@@ -17,7 +17,7 @@ from tui.model.memory import (
     KINDS, SOURCE_BUFFER_ASSIGNMENT, SOURCE_COMPUTED, SOURCE_LIVE_RANGE, SOURCE_MEMORY_ANALYSIS,
     MemoryProfile, memory_counters, memory_profile, peak_memory, why_no_profile,
 )
-from tui.model.scopes import ARGUMENTS_SCOPE, split_scope
+from tui.model.scopes import ARGUMENTS_SCOPE, name_scope, split_scope
 from tui.model.shapes import parse_shape
 from tui.model.workspace import ModuleEntry
 from tui.model.xla_memory_files import parse_buffer_assignment, parse_live_range
@@ -300,6 +300,24 @@ def test_name_scopes_answer_who_holds_the_memory(programs):
     shallow = dict(profile.scope_totals(t, 1))
     assert sum(shallow.values()) == profile.live_bytes(t) and len(shallow) < len(totals)
     assert split_scope("jit(f)/transpose(jvp(a/b))/dot") == ["jit(f)", "transpose(jvp(a/b))", "dot"]
+
+
+def test_scopes_part_where_the_model_does_and_never_deeper_than_they_go(programs):
+    """The transformer's ops part where their scopes first differ; a module whose ops all sit
+    in one `jit(f)` never parts: its depth is that scope's, 1, not the table's deepest (12)."""
+    from tui.model.scopes import DEEPEST, parting_depth
+
+    ops = list(parse_hlo(main_hlo(programs["transformer"]).read_text()).instructions())
+    depth = parting_depth(ops)
+    assert depth < DEEPEST and len({name_scope(ins, depth) for ins in ops if ins.op_name}) > 1
+    one = parse_hlo("""HloModule jit_f
+ENTRY main {
+  x = f32[4] parameter(0)
+  s = f32[4] sine(x), metadata={op_name="jit(f)/sin"}
+  ROOT c = f32[4] cosine(s), metadata={op_name="jit(f)/cos"}
+}
+""")
+    assert parting_depth(list(one.instructions())) == 1
 
 
 def test_lines_of_python_answer_it_too(programs):

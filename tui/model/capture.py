@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -66,6 +67,8 @@ def capture_folder(save_to: str | os.PathLike | None) -> tuple[Path, bool]:
 
 def check_script(script: Path) -> None:
     """InputError unless `script` is a file to run."""
+    if script.is_dir():
+        raise InputError(script, "is a folder, not a script")
     if not script.is_file():
         raise InputError(script, "no such script")
 
@@ -99,6 +102,7 @@ def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] 
     }
     env = dict(os.environ)
     env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {flags}".strip()
+    yours = re.findall(r'--xla_dump_to=(?:"[^"]*"|\S+)', os.environ.get("XLA_FLAGS", ""))
     env["JAX_ENABLE_COMPILATION_CACHE"] = "false"  # a persistent cache hit compiles nothing: XLA would dump only the text
     started = datetime.now(timezone.utc)
     t0 = time.perf_counter()
@@ -125,7 +129,8 @@ def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] 
         capture_seconds=round(capture_seconds, 3),
         error=result.get("error"),
         profile_note=result.get("profile_note") or _missing_profile(profile, folder / "profile", result),
-        notes=result.get("notes", []),
+        notes=[f"XLA_FLAGS' own {flag} was overridden: the modules are in the capture's dump folder" for flag in yours[-1:]]
+        + result.get("notes", []),
         xla_flags=env["XLA_FLAGS"],
     )
     return CaptureResult(folder, status, temporary, manifest)

@@ -174,7 +174,7 @@ class _Capture:
         """Run the script; return its exit status the way `python script.py` would."""
         status = 0
         try:
-            runpy.run_path(script, run_name="__main__")
+            _run_as_main(script)
         except SystemExit as e:
             status = _exit_status(e)
             if not isinstance(e.code, int) and e.code is not None:  # `sys.exit("message")`
@@ -228,6 +228,29 @@ def _script_frames(tb):
     while tb is not None and tb.tb_frame.f_code.co_filename in ours:
         tb = tb.tb_next
     return tb
+
+
+def _run_as_main(path):
+    """Run the script at `path` (absolute) as `python` runs it: a fresh `__main__` module whose
+    `__file__` is absolute, `__builtins__` the builtins module and `__loader__` a source file
+    loader, leaving `sys.argv` as given (`runpy.run_path` puts the absolute path in argv[0],
+    where `python dir/script.py` leaves `dir/script.py`)."""
+    import builtins
+    import importlib.machinery
+    import io
+    import types
+
+    with io.open_code(path) as f:
+        code = compile(f.read(), path, "exec", dont_inherit=True)
+    module = types.ModuleType("__main__")
+    module.__dict__.update(__file__=path, __cached__=None, __builtins__=builtins,
+                           __loader__=importlib.machinery.SourceFileLoader("__main__", path))
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = module
+    try:
+        exec(code, module.__dict__)
+    finally:
+        sys.modules["__main__"] = saved
 
 
 def main(config_json, script, args):

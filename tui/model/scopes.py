@@ -59,9 +59,11 @@ def group_of(ins: HloInstruction, depth: int | str) -> str:
 
 def parting_depth(instructions: list[HloInstruction | None], most: int = DEEPEST) -> int:
     """The first depth at which the instructions' scopes part (JAX's all start alike,
-    `jit(step)/jit(main)`), at most `most`; those without a scope (or unknown: None) aside."""
+    `jit(step)/jit(main)`), at most `most`; those without a scope (or unknown: None) aside.
+    Scopes that never part (one `jit(f)` holds every op) give the depth of the deepest."""
     known = [ins for ins in instructions if ins is not None]
     for depth in range(1, most):
         if len({name_scope(ins, depth) for ins in known} - {NO_SCOPE, ARGUMENTS_SCOPE}) > 1:
             return depth
-    return most
+    scopes = {name_scope(ins, None) for ins in known} - {NO_SCOPE, ARGUMENTS_SCOPE}
+    return min(most, max((len(split_scope(scope)) for scope in scopes), default=1))
