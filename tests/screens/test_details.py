@@ -33,6 +33,8 @@ async def test_follows_operands_and_users_and_walks_the_schedule():
         view, _ = await details_of(pilot, "ynn_fusion.32")
         ins = app.workspace.instruction
         operands = list(dict.fromkeys(ins.operands))
+        await pilot.press("backspace")  # nothing to go back to: said, as on the graph
+        assert app.workspace.instruction is ins and any(t.message == "No earlier focus" for t in app._notifications)
         await pilot.press("down", "down", "enter")
         assert app.workspace.instruction is operands[1]
         await pilot.press("backspace")

@@ -314,7 +314,9 @@ async def test_a_profile_alone_without_memory_counters_says_so(tmp_path):
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.screen.over_time is None and app.screen.has_class("-over-time")
-        assert "no device memory counters" in screen_text(app)
+        text = screen_text(app)  # what to do first, then why (a line each: the first was cut before it said what to do)
+        assert "No memory to show: open the program's dump or HLO beside the profile" in text
+        assert "No compiled program is loaded, and it has no device memory counters" in text
 
 
 async def test_a_profile_alone_shows_the_memory_of_the_programs_it_holds():

@@ -137,6 +137,8 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
         name = self.workspace.pop_focus() if self.workspace else None
         if name is not None:
             self.app.select(instruction=name)
+        else:
+            self.notify("No earlier focus", timeout=2)  # as the graph says
 
     def _followed(self, target) -> None:
         self.workspace.push_focus(self.instruction.name)

@@ -257,8 +257,8 @@ class MemoryScreen(WorkspaceScreen):
         if not shown:
             why = "its memory counters are all zero" if counters else (
                 "it has no device memory counters (allocator stats; CPU profiles do not record them)")
-            self._head(Text(f"No memory to show: no compiled program is loaded, and the profile {why}. "
-                            "Open the program's dump or HLO for its buffers and live bytes.", style="italic"))
+            self._head(Text("No memory to show: open the program's dump or HLO beside the profile for its buffers "
+                            f"and live bytes.\nNo compiled program is loaded, and {why}.", style="italic"))
             self.chart.set_note("")
             return
         grid, series = _sampled(trace, shown)
