@@ -33,8 +33,6 @@ async def test_follows_operands_and_users_and_walks_the_schedule():
         view, _ = await details_of(pilot, "ynn_fusion.32")
         ins = app.workspace.instruction
         operands = list(dict.fromkeys(ins.operands))
-        await pilot.press("backspace")  # nothing to go back to: said, as on the graph
-        assert app.workspace.instruction is ins and any(t.message == "No earlier focus" for t in app._notifications)
         await pilot.press("down", "down", "enter")
         assert app.workspace.instruction is operands[1]
         await pilot.press("backspace")
@@ -49,6 +47,18 @@ async def test_follows_operands_and_users_and_walks_the_schedule():
         assert app.workspace.instruction is here.computation.instructions[here.index + 1]
         await pilot.press("k", "k")
         assert app.workspace.instruction is here.computation.instructions[here.index - 1]
+
+
+async def test_backspace_with_nothing_to_go_back_to_says_so():
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("2")
+        while app.workspace.pop_focus() is not None:  # whatever the loading selected on its way
+            pass
+        here = app.workspace.instruction
+        await pilot.press("backspace")
+        assert app.workspace.instruction is here and any(t.message == "No earlier focus" for t in app._notifications)
 
 
 async def test_down_picks_the_first_link_however_far_down_the_page_it_is():
