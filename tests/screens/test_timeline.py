@@ -527,6 +527,14 @@ async def test_top_ops_table_and_jumping_to_an_op():
         name = expected[1].name
         cursor = view.cursor
         assert view.has_focus and app.workspace.trace.tracks[cursor[0]].event_name(cursor[1]) == name
+        await pilot.press("t")  # the table again
+        await settle(pilot)
+        row = 2 + 2 + 2  # the rule and info line, the title and header, then the third row
+        await pilot.click(TracePanel, offset=(5, row))  # a click puts the cursor on a row
+        assert panel.cursor == 2 and panel.has_focus
+        await pilot.double_click(TracePanel, offset=(5, row))  # a double click is Enter on it
+        cursor = view.cursor
+        assert view.has_focus and app.workspace.trace.tracks[cursor[0]].event_name(cursor[1]) == expected[2].name
 
 
 async def test_the_top_ops_table_takes_the_keys_and_sorts_by_each_column():

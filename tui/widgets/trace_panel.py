@@ -13,6 +13,7 @@ from typing import Callable, NamedTuple
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.strip import Strip
@@ -203,6 +204,18 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
         if self.rows:
             row = self.rows[self._order[self.cursor]]
             self.name_chosen(row.name, row.program)
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a table's row puts the cursor there (as the buffer table's does); a double
+        click is Enter on it."""
+        if not self.rows or event.y < _TOP:
+            return
+        row = self.top + event.y - _TOP - 2  # body lines: the title, the column header, then the rows
+        if 0 <= row < len(self.rows):
+            self.focus()
+            self.action_move(row - self.cursor)
+            if event.chain >= 2:
+                self.action_choose()
 
     def action_sort(self) -> None:
         """Show the rows by the next column (total, count, self, mean, min, max, the rates, and
