@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 
 import numpy as np
+from rich.style import Style
 from conftest import FIXTURES, main_hlo, screen_text
 
 from tui.app import XlaTuiApp
@@ -94,6 +95,16 @@ async def test_memory_selecting_a_buffer_selects_its_instruction():
         assert (sel.buffer, sel.instruction, sel.program_point) == (value.name, value.instruction.name, at)
         assert screen.cursor == at  # choosing a buffer does not move the program cursor
         assert screen.chart.span == (value.start, value.end)  # its live range is marked on the chart
+        chart = screen.chart
+        longest = max(profile.values, key=lambda v: v.end - v.start)  # a live range long enough to pass a tick label
+        chart.set_span((longest.start, longest.end))
+        plain = chart._rows[-1][2]  # the axis line's text, after its gutter: the span in heavy line, tick labels kept
+        axis = "".join(segment.text for segment in chart._styled(plain, len(chart._rows) - 1, Style()))
+        first, last = (chart._column(t) for t in chart.span)
+        assert "━" in axis and axis[:first] == plain[:first] and axis[last + 1:] == plain[last + 1:]
+        assert "#" in plain[first:last + 1]  # a tick label falls under it (the test would show nothing otherwise)
+        under = axis[first:last + 1]
+        assert [c for c in under if c not in "━┷┗┛"] == [c for c in plain[first:last + 1] if c not in "─┴└┘"]
         await pilot.press("2")
         assert isinstance(app.screen, DetailsScreen)
         assert value.instruction.name in screen_text(app)

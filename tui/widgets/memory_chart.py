@@ -32,6 +32,7 @@ SERIES_COLORS = ("#5fafff", "#d787d7", "#87d787", "#ffaf00")
 _AXIS = Style(color="#8a8a8a")
 _CURSOR = Style(bgcolor="#5f5f00", color="#ffffff", bold=True)
 _SPAN = Style(color="#ffd75f", bold=True)
+_HEAVY = str.maketrans({"─": "━", "┴": "┷", "└": "┗", "┘": "┛"})  # the axis under a buffer's span; labels kept
 _NOTE = Style(dim=True, italic=True)
 
 
@@ -251,12 +252,14 @@ class MemoryChart(LineCache, Widget):
         return strip
 
     def _styled(self, text: str, y: int, style: Style) -> list[Segment]:
-        """A chart row with the cursor column marked; on the axis line, the span drawn as `━`."""
+        """A chart row with the cursor column marked; on the axis line, the span drawn in heavy
+        line over the axis (its tick labels, `#45`, stay as they are, in the span's colour)."""
         cuts = {0, len(text)}
         span = None
         if self.span is not None and y == len(self._rows) - 1:
             span = (self._column(self.span[0]), self._column(self.span[1]))
-            text = text[: span[0]] + "━" * (span[1] - span[0] + 1) + text[span[1] + 1:]
+            covered = text[span[0]: span[1] + 1].translate(_HEAVY)
+            text = text[: span[0]] + covered + "━" * (span[1] + 1 - span[0] - len(covered)) + text[span[1] + 1:]
             cuts |= {span[0], span[1] + 1}
         cursor = self._column(self.cursor)
         if cursor is not None:
