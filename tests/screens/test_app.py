@@ -109,6 +109,32 @@ async def test_help_lists_keys_and_closes():
         assert isinstance(app.screen, GraphScreen)
 
 
+async def test_the_key_bar_leaves_whole_keys_out_and_keeps_the_help_key():
+    """On a narrow terminal the bar was cut mid-word (`t Its    `) and lost `? Keys`: now keys
+    that do not fit are left out whole, from the end, `…` marks where, and `?` and the palette
+    key stay."""
+    from tui.widgets.key_bar import KeyBar
+
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(60, 15)) as pilot:
+        await app.workers.wait_for_complete()
+        for screen in "1234":
+            await pilot.press(screen)
+            await pilot.pause()
+            bar = app.screen.query_one(KeyBar)
+            line = screen_text(app).splitlines()[-1]
+            shown = [(app.get_key_display(active.binding), active.binding.description)
+                     for active in app.screen.active_bindings.values()]
+            pieces = [piece.strip() for piece in line.split("  ") if piece.strip()]
+            assert "…" in pieces and "? Keys" in pieces and pieces[-1] == "^p palette", line
+            whole = {f"{key} {description}" for key, description in shown}
+            assert all(piece in whole for piece in pieces if piece != "…"), (line, whole)  # none cut
+            assert [spot[2] for spot in bar._spots][-2:] == ["question_mark", "ctrl+p"]
+        await pilot.click(KeyBar, offset=(line.index("? Keys") + 1, 0))  # a click on it presses it
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+
+
 async def test_help_names_a_screens_mouse_gestures():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=(120, 80)) as pilot:

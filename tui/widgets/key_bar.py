@@ -16,6 +16,14 @@ from textual.widget import Widget
 from tui.widgets.line_cache import LineCache
 
 
+_MORE = " … "  # where keys that do not fit were left out (`?` lists them all)
+
+
+def _length(entry) -> int:
+    """Cells an entry takes: ` k description `."""
+    return len(entry[0]) + len(entry[1]) + 3
+
+
 class KeyBar(LineCache, Widget):
     DEFAULT_CSS = """
     KeyBar { dock: bottom; height: 1; background: $footer-background; color: $footer-description-foreground; }
@@ -39,10 +47,12 @@ class KeyBar(LineCache, Widget):
             self.refresh()
 
     def render(self) -> Text:
+        """The keys in order, then the palette's on the right. Where they do not all fit, whole
+        keys are left out from the end, with `…` where they were, and `?` (which lists them
+        all) is kept: a key is never cut in the middle of its name."""
         key_style = self.get_component_rich_style("key-bar--key")
         disabled = self.get_component_rich_style("key-bar--disabled")
-        text = Text(no_wrap=True, overflow="ellipsis", end="")
-        spots, actions, palette = [], set(), None
+        entries, actions, palette = [], set(), None  # (key shown, description, enabled, key, kept)
         for key, active in self.screen.active_bindings.items():
             binding = active.binding
             if key == self.app.COMMAND_PALETTE_BINDING:
@@ -51,17 +61,40 @@ class KeyBar(LineCache, Widget):
             if not binding.show or binding.action in actions:
                 continue
             actions.add(binding.action)
-            start = len(text)
-            text.append(f" {self.app.get_key_display(binding)} ", style=key_style if active.enabled else disabled)
-            text.append(f"{binding.description} ", style="" if active.enabled else disabled)
-            spots.append((start, len(text), binding.key))
+            entries.append((self.app.get_key_display(binding), binding.description, active.enabled, binding.key,
+                            binding.id == "help"))
+        right = []
         if palette is not None and self.app.ENABLE_COMMAND_PALETTE:
-            label = f" {self.app.get_key_display(palette)} {palette.description} "
-            gap = max(1, self.size.width - len(text) - len(label))
-            text.append(" " * gap)
-            spots.append((len(text), len(text) + len(label), palette.key))
-            text.append(f" {self.app.get_key_display(palette)} ", style=key_style)
-            text.append(f"{palette.description} ")
+            right.append((self.app.get_key_display(palette), palette.description, True, palette.key, True))
+        width = self.size.width
+        room = width - sum(map(_length, right)) - (1 if right else 0)
+        if sum(map(_length, entries)) > room:  # the kept ones, and `… `, take their room first
+            kept = [entry for entry in entries if entry[4]]
+            left = room - sum(map(_length, kept)) - len(_MORE)
+            shown = []
+            for entry in entries:
+                if not entry[4] and _length(entry) <= left:
+                    shown.append(entry)
+                    left -= _length(entry)
+                elif not entry[4]:
+                    left = -1  # keys stay in order: none after the first left out
+            entries = [*shown, None, *kept]
+        text = Text(no_wrap=True, overflow="ellipsis", end="")
+        spots = []
+        for entry in entries:
+            if entry is None:
+                text.append(_MORE, style=disabled)
+                continue
+            shown_key, description, enabled, key, _ = entry
+            start = len(text)
+            text.append(f" {shown_key} ", style=key_style if enabled else disabled)
+            text.append(f"{description} ", style="" if enabled else disabled)
+            spots.append((start, len(text), key))
+        for shown_key, description, _, key, _ in right:
+            text.append(" " * max(1, width - len(text) - _length(right[0])))
+            spots.append((len(text), len(text) + len(shown_key) + len(description) + 3, key))
+            text.append(f" {shown_key} ", style=key_style)
+            text.append(f"{description} ")
         self._spots = spots
         return text
 
