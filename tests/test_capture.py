@@ -368,8 +368,9 @@ def test_a_script_runs_as_under_python(tmp_path):
     the capture had no module); its `__file__` absolute after a chdir, its argv[0] as typed (it
     was made absolute), `__builtins__` the module; its ops' Python stacks without our frames;
     its own --xla_dump_to, and one in the environment's XLA_FLAGS, said to be overridden (the
-    environment's silently); and the steps it left queued at its end in the profile (it
-    stopped before they ran: 60 steps counted 29)."""
+    environment's silently); and the steps it left queued at its end in the profile, those whose
+    results it kept and those it dropped (it stopped before they ran: 60 steps counted 29, and
+    8 of 30 dropped)."""
     script = tmp_path / "train.py"
     script.write_text(textwrap.dedent(f"""
         import os, sys
@@ -383,6 +384,11 @@ def test_a_script_runs_as_under_python(tmp_path):
         w = jnp.ones((384, 384)) / 384
         for _ in range(40):
             w = step(w)  # never waited for
+        def dropped(v):
+            return jnp.sin(v @ v)
+        dropped = jax.jit(dropped)
+        for _ in range(30):
+            dropped(w)  # never waited for, nor kept: 8 of 30 were in the profile
         """))
     saved = tmp_path / "my capture"
     env = dict(os.environ, XLA_FLAGS=f"--xla_dump_to={tmp_path / 'env_dump'}")
@@ -396,6 +402,9 @@ def test_a_script_runs_as_under_python(tmp_path):
     assert any(f"XLA_FLAGS' own --xla_dump_to={tmp_path / 'env_dump'} was overridden" in w for w in summary["warnings"])
     ops = [op for op in summary["trace"]["top_ops"] if op["program"].startswith("jit__lambda")]
     assert len(ops) >= 2 and {op["count"] for op in ops} == {40}
+    ops = [op for op in summary["trace"]["top_ops"] if op["program"].startswith("jit_dropped")]
+    assert ops and {op["count"] for op in ops} == {30}
+    assert not any("drain" in path.name for path in (saved / "dump").iterdir())  # the program that waited for them
     from tui.model.inputs import load_workspace
 
     ws = load_workspace([str(saved)])

@@ -95,6 +95,7 @@ def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] 
     flags = dump_flags((folder / "dump").resolve())
     config = {
         "flags": flags,
+        "dump_dir": str((folder / "dump").resolve()),
         "profile_dir": str((folder / "profile").resolve()) if profile else None,
         "profile_python": profile_python,
         "profile_seconds": profile_seconds,

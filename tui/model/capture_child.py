@@ -25,6 +25,7 @@ import json
 import os
 import re
 import runpy
+import shutil
 import sys
 import threading
 import time
@@ -76,6 +77,7 @@ class _HookedLoader(importlib.abc.Loader):
 class _Capture:
     def __init__(self, config):
         self.flags = config["flags"]
+        self.dump_dir = config["dump_dir"]
         self.profile_dir = config["profile_dir"]
         self.profile_python = config["profile_python"]
         self.profile_seconds = config["profile_seconds"]
@@ -186,7 +188,7 @@ class _Capture:
             status = 130 if isinstance(e, KeyboardInterrupt) else 1
         finally:
             if self._profiling:
-                _wait_for_dispatched_work()
+                _wait_for_dispatched_work(self.dump_dir)
             self.stop_profile()
             self.note_unused_cache()
         return status
@@ -201,15 +203,39 @@ class _Capture:
                                         "so that XLA compiled every program and wrote all its files")
 
 
-def _wait_for_dispatched_work():
+def _wait_for_dispatched_work(dump_dir):
     """JAX returns before the device runs what it was given: a script that does not wait for its
-    last steps ends with them still queued, and the profile would stop before they ran."""
+    last steps ends with them still queued, and the profile would stop before they ran. Its live
+    arrays are waited for; so is work whose results it dropped (`for _ in range(30): f(x)`: 8
+    of the 30 were in the profile), by a tiny program run on each device after it (a device
+    runs its work in order), where the script compiled anything. XLA dumps that program into a
+    folder of its own, removed, but for the folder XLA CPU writes its code into by XLA_FLAGS
+    alone, removed from the capture's."""
     jax = sys.modules.get("jax")
     try:
         for array in jax.live_arrays():
             array.block_until_ready()
+        if not os.listdir(dump_dir):
+            return
+        import numpy as np
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="xla-tui-drain-") as aside:
+            for device in jax.local_devices():
+                after = jax.device_put(np.zeros((), np.int32), device)
+                program = jax.jit(_xla_tui_drain).lower(after).compile(compiler_options={"xla_dump_to": aside})
+                program(after).block_until_ready()
+        for name in os.listdir(dump_dir):
+            if _xla_tui_drain.__name__ in name:
+                path = os.path.join(dump_dir, name)
+                shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
     except Exception:  # noqa: BLE001 - a failed computation is the script's, reported already
         pass
+
+
+def _xla_tui_drain(after):
+    """The program that comes after all the script's work on a device (see _wait_for_dispatched_work)."""
+    return after + 1
 
 
 def _exit_status(e):
