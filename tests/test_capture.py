@@ -363,6 +363,35 @@ def test_scripts_that_run_their_own_way(tmp_path):
         shutil.rmtree(kept, ignore_errors=True)
 
 
+def test_a_scripts_own_subprocesses_do_not_dump_into_the_capture(tmp_path):
+    """A worker the script starts inherits its environment: it got the capture's --xla_dump_to
+    and wrote its modules over the script's (module_0002 was the worker's). Once XLA has read
+    its flags the capture's leave XLA_FLAGS, and the script's own stay for the worker."""
+    (tmp_path / "worker.py").write_text(textwrap.dedent("""
+        import os, jax, jax.numpy as jnp
+        def worker_fn(x):
+            return x * 3
+        print("WORKER", jax.jit(worker_fn)(jnp.ones((16, 16))).sum(), os.environ.get("XLA_FLAGS"), flush=True)
+        """))
+    (tmp_path / "spawner.py").write_text(textwrap.dedent("""
+        import os, subprocess, sys
+        import jax, jax.numpy as jnp
+        def parent_fn(x):
+            return jnp.tanh(x @ x)
+        jax.jit(parent_fn)(jnp.ones((64, 64))).block_until_ready()
+        subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "worker.py")], check=True)
+        jax.jit(parent_fn)(jnp.ones((32, 32))).block_until_ready()  # compiled after: still dumped
+        """))
+    saved = tmp_path / "capture"
+    env = dict(os.environ, XLA_FLAGS="--xla_cpu_use_thunk_runtime=true")
+    run = xla_tui("--summary", "--json", "--save", str(saved), str(tmp_path / "spawner.py"), env=env)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "WORKER 768.0 --xla_cpu_use_thunk_runtime=true" in run.stderr  # the user's flags, not ours
+    names = [m["name"] for m in summary_of(run)["modules"]]
+    assert names.count("jit_parent_fn") == 2 and "jit_worker_fn" not in names
+    assert not [path for path in (saved / "dump").iterdir() if "worker_fn" in path.name]
+
+
 def test_a_script_runs_as_under_python(tmp_path):
     """Saved into a folder with a space (XLA dumped into the folder named by its first word, and
     the capture had no module); its `__file__` absolute after a chdir, its argv[0] as typed (it

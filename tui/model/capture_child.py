@@ -7,9 +7,10 @@ for JAX to be imported:
 
 - just before JAX starts a backend (when XLA reads `XLA_FLAGS`), our dump flags are appended
   again, because a script may have replaced `XLA_FLAGS` after we set it;
-- once the backends exist, the profiler starts; it stops when the script ends (once the work
-  it dispatched has run), or earlier when the script starts a trace of its own (so theirs
-  still works), or after `profile_seconds`;
+- once the backends exist (XLA has read its flags), ours leave `XLA_FLAGS`, so that the
+  script's own subprocesses do not dump into the capture, and the profiler starts; it stops
+  when the script ends (once the work it dispatched has run), or earlier when the script
+  starts a trace of its own (so theirs still works), or after `profile_seconds`;
 - JAX is told that this file's frames (and runpy's) are not the user's, so the Python stacks
   it writes into each op's metadata end at the script, as under `python script.py`.
 
@@ -95,6 +96,18 @@ class _Capture:
                     self.result["notes"].append(note)
             os.environ["XLA_FLAGS"] = f"{current} {self.flags}".strip()
 
+    def remove_flags(self):
+        """XLA has read its flags once the backends exist: ours leave XLA_FLAGS, so that the
+        script's own subprocesses (a worker that runs JAX too) do not dump into the capture's
+        folder over its modules."""
+        current = os.environ.get("XLA_FLAGS", "")
+        if current.endswith(self.flags):
+            theirs = current[: -len(self.flags)].strip()
+            if theirs:
+                os.environ["XLA_FLAGS"] = theirs
+            else:
+                del os.environ["XLA_FLAGS"]
+
     def exclude_our_frames(self, source_info_util):
         """This file, runpy (frozen) and the `python -c` line that started us are not the user's."""
         for path in (__file__, "<frozen runpy>", "<string>"):
@@ -110,6 +123,7 @@ class _Capture:
 
         def backends_then_profile(*args, **kwargs):
             found = backends(*args, **kwargs)
+            self.remove_flags()
             if self.profile_dir is not None:
                 self.start_profile()
             return found
