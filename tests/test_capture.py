@@ -495,6 +495,7 @@ def test_a_script_that_compiles_nothing_is_summed_up(tmp_path):
 CACHED_SCRIPT = """
 import sys, jax, jax.numpy as jnp
 jax.config.update("jax_compilation_cache_dir", sys.argv[1])
+jax.config.update("jax_enable_compilation_cache", True)  # over the capture's environment, which turns it off
 jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
 jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 step = jax.jit(lambda x: jnp.sin(x) @ x.T + 1)
@@ -509,7 +510,9 @@ if len(sys.argv) > 2:  # in-process: the cache has this program (filled just now
 def test_a_scripts_persistent_compilation_cache_does_not_take_xlas_files_away(tmp_path):
     """On a persistent cache hit XLA compiles nothing and dumps only the optimized text: the
     captures turn the cache off, so the second run of a cached script (and a function captured
-    where the cache has it) still has XLA's buffer assignment, live ranges and unoptimized HLO."""
+    where the cache has it) still has XLA's buffer assignment, live ranges and unoptimized HLO;
+    also where the script turns it back on itself (its Python stacks then pointed at the run
+    that filled the cache)."""
     script, cache = tmp_path / "cached.py", tmp_path / "cache"
     script.write_text(CACHED_SCRIPT)
     filled = subprocess.run([sys.executable, str(script), str(cache)], capture_output=True, text=True, timeout=300)

@@ -14,8 +14,9 @@ for JAX to be imported:
 - JAX is told that this file's frames (and runpy's) are not the user's, so the Python stacks
   it writes into each op's metadata end at the script, as under `python script.py`.
 
-JAX's persistent compilation cache is off (the parent sets JAX_ENABLE_COMPILATION_CACHE): on
-a hit XLA compiles nothing and writes only the optimized text, no buffer assignment or live ranges.
+JAX's persistent compilation cache is off (the parent sets JAX_ENABLE_COMPILATION_CACHE, and
+a hook keeps it off where the script turns it on): on a hit XLA compiles nothing and writes
+only the optimized text, no buffer assignment or live ranges.
 
 What the parent cannot see from the exit status (the script's traceback, whether a profile
 was written) goes to a small JSON file.
@@ -247,6 +248,15 @@ def _wait_for_dispatched_work(dump_dir):
         pass
 
 
+def _cache_unused(compilation_cache):
+    """JAX's persistent compilation cache stays unused even where the script turns it back on
+    (`jax.config.update("jax_enable_compilation_cache", True)` overrides the parent's
+    environment): a hit compiles nothing, and XLA writes only the optimized text, no buffer
+    assignment, live ranges or unoptimized module."""
+    compilation_cache.is_cache_used = lambda backend: False
+    compilation_cache.is_persistent_cache_enabled = lambda: False
+
+
 def _xla_tui_drain(after):
     """The program that comes after all the script's work on a device (see _wait_for_dispatched_work)."""
     return after + 1
@@ -300,7 +310,8 @@ def main(config_json, script, args):
     sys.path[0] = os.path.dirname(os.path.realpath(script))  # as python does: a linked script's own folder
     _AfterImport({"jax._src.xla_bridge": capture.patch_xla_bridge,
                   "jax._src.profiler": capture.patch_profiler,
-                  "jax._src.source_info_util": capture.exclude_our_frames}).install()
+                  "jax._src.source_info_util": capture.exclude_our_frames,
+                  "jax._src.compilation_cache": _cache_unused}).install()
     started = time.perf_counter()
     status = capture.run(os.path.abspath(script))  # its __file__ absolute, as python makes it
     capture.result["seconds"] = time.perf_counter() - started
