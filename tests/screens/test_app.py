@@ -135,6 +135,19 @@ async def test_the_key_bar_leaves_whole_keys_out_and_keeps_the_help_key():
         assert isinstance(app.screen, HelpScreen)
 
 
+async def test_help_on_a_pane_with_nothing_to_show_lists_only_the_keys_that_work():
+    """An HLO file has no profile: the timeline's help listed its 33 keys and 6 gestures, none of
+    which did anything."""
+    app = XlaTuiApp(FIXTURES / "mlp.hlo")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("4", "question_mark")
+        await pilot.pause()
+        text = screen_text(app)
+        assert isinstance(app.screen, HelpScreen) and "nothing to show here (the pane says what to open)" in text
+        assert "Zoom in" not in text and "wheel" not in text and "Graph" in text  # the app's keys stay
+
+
 async def test_help_names_a_screens_mouse_gestures():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=(120, 80)) as pilot:

@@ -37,16 +37,19 @@ class HelpScreen(ModalScreen):
         table.add_column()
         table.add_row(f"[u]{getattr(self.under, 'pane_title', '') or 'Screen'}[/u]", "")
         seen = set()
-        for node in [self.under, *self.under.query("*")]:
-            for binding in getattr(node, "BINDINGS", []):
-                if isinstance(binding, Binding) and binding.description and binding.key not in seen:
-                    _, action, parameters = parse(binding.action)
-                    if node.check_action(action, parameters) is False:
-                        continue  # off on this screen now (a memory screen without a program has no buffer keys)
-                    seen.add(binding.key)
-                    table.add_row(_keys(binding.key), binding.description)
-        for gesture, description in getattr(self.under, "MOUSE", []):
-            table.add_row(gesture, description)
+        if getattr(self.under, "has_content", True):  # a pane with nothing to show takes none of its keys
+            for node in [self.under, *self.under.query("*")]:
+                for binding in getattr(node, "BINDINGS", []):
+                    if isinstance(binding, Binding) and binding.description and binding.key not in seen:
+                        _, action, parameters = parse(binding.action)
+                        if node.check_action(action, parameters) is False:
+                            continue  # off on this screen now (a memory screen without a program has no buffer keys)
+                        seen.add(binding.key)
+                        table.add_row(_keys(binding.key), binding.description)
+            for gesture, description in getattr(self.under, "MOUSE", []):
+                table.add_row(gesture, description)
+        else:
+            table.add_row("", "nothing to show here (the pane says what to open): only the keys below work")
         table.add_row("", "")
         table.add_row("[u]Everywhere[/u]", "")
         for key, description in GENERAL:
