@@ -408,6 +408,20 @@ async def test_schedule_view_lists_program_order_and_filters():
         assert screen.focus_name == chosen.name and screen.query_one(GraphView).display
 
 
+async def test_a_schedule_filter_that_matches_nothing_says_so_where_it_shows():
+    """At 120 columns the count came after the legend of op times and was cut off, and an empty
+    list said nothing: the count now comes first, and the second line says what happened."""
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("l", "f", *"zzqq", "enter")
+        comp = selected(app).computation
+        assert not screen.query_one(InstructionList).rows
+        text = screen_text(app)
+        assert f"schedule of {comp.name}: 0 of {len(comp.instructions)} instructions matching 'zzqq'" in text
+        assert "filter 'zzqq': no instruction of this computation matches" in text
+
+
 async def test_find_across_computations_with_next_and_previous():
     app = XlaTuiApp(TRANSFORMER)
     async with app.run_test(size=(160, 45)) as pilot:

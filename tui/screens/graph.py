@@ -236,6 +236,14 @@ class GraphScreen(OpTimes, WorkspaceScreen):
             text.append(f" › {caller.name} ", style="bold")
             text.append(f"→ {inner.kind} {inner.name}", style="dim")
         text.append(f"   depth {self.depth} ([ ])", style="dim")
+        unmatched = False
+        if self.schedule_mode and focus is not None:  # before the legend of times: cut last on a narrow screen
+            comp = focus.computation
+            shown = len(self.listing.rows)
+            text.append(f"   schedule of {comp.name}: {shown} of {len(comp.instructions)} instructions", style="dim")
+            if self.listing.filter_text:
+                text.append(f" matching '{self.listing.filter_text}' (f to change)", style="dim")
+                unmatched = not shown
         if self.op_note is not None:
             if id(hlo) not in self.op_timed_modules:
                 text.append("   none of this program's ops ran in the profile", style="dim")
@@ -244,12 +252,6 @@ class GraphScreen(OpTimes, WorkspaceScreen):
             else:
                 text.append(f"   {'times' if self.schedule_mode else 'boxes'}: each op's time in the profile, and its "
                             "share of all ops' time", style="dim")
-        if self.schedule_mode and focus is not None:
-            comp = focus.computation
-            shown = len(self.listing.rows)
-            text.append(f"   schedule of {comp.name}: {shown} of {len(comp.instructions)} instructions", style="dim")
-            if self.listing.filter_text:
-                text.append(f" matching '{self.listing.filter_text}' (f to change)", style="dim")
         text.append("\n")
         if self.matches:
             ins = self.matches[self.match_at]
@@ -258,6 +260,9 @@ class GraphScreen(OpTimes, WorkspaceScreen):
         elif self._no_match:
             text.append(f"find '{self.query_text}': no instruction matches", style="bold")
             text.append("   Esc: back to where the search began", style="dim")
+        elif unmatched:
+            text.append(f"filter '{self.listing.filter_text}': no instruction of this computation matches", style="bold")
+            text.append("   f: change it (empty: every instruction)", style="dim")
         else:
             for name in CATEGORIES:
                 text.append("■ ", style=category_style(name))
