@@ -489,6 +489,8 @@ def test_a_script_that_compiles_nothing_is_summed_up(tmp_path):
     summary = summary_of(run)
     assert summary["trace"] is None and "wants 64 devices" in summary["capture"]["error"]
     assert any("profile is left out" in w and "holds no events" in w for w in summary["warnings"])
+    assert any(w.startswith("no modules: <capture>/dump holds no XLA dump") for w in summary["warnings"])
+    assert not any(str(tmp) in w for w in summary["warnings"])  # the temporary folder, gone as it is read
     assert list(tmp.iterdir()) == []
 
 

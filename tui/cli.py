@@ -97,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
         paths = ([str(capture.folder)] if capture else [args.target]) + args.profile
         if args.summary:
-            return _print_summary(paths, args, capture.exit_status if capture else None)
+            return _print_summary(paths, args, capture.exit_status if capture else None,
+                                  str(capture.folder) if capture is not None and capture.temporary else None)
         from tui.app import XlaTuiApp
 
         app = XlaTuiApp(*paths, main=args.main)
@@ -248,7 +249,9 @@ def _capture(args):
     return None
 
 
-def _print_summary(paths: list[str], args, capture_status: int | None) -> int:
+def _print_summary(paths: list[str], args, capture_status: int | None, temporary: str | None = None) -> int:
+    """With `temporary`, a capture folder removed on exit: warnings and errors call it `<capture>`
+    (a path that is gone by the time they are read says nothing)."""
     import json
 
     from tui.model.inputs import load_workspace
@@ -256,6 +259,9 @@ def _print_summary(paths: list[str], args, capture_status: int | None) -> int:
 
     ws = load_workspace(paths, main=args.main)
     summary = summarize(ws)
+    if temporary:
+        for key in ("warnings", "errors"):
+            summary[key] = [line.replace(temporary, "<capture>") for line in summary[key]]
     print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
     if capture_status:
         return 1
