@@ -318,6 +318,14 @@ def test_sigterm_ends_the_script_and_removes_the_temporary_capture(tmp_path):
         os.kill(script_pid, 0)
 
 
+def test_the_text_summary_starts_on_a_line_of_its_own(tmp_path):
+    """A script whose output does not end its last line had the summary glued to it."""
+    script = tmp_path / "partial.py"
+    script.write_text("import sys\nsys.stdout.write('no newline at the end')\n")
+    run = xla_tui("--summary", str(script))
+    assert run.stdout.startswith("no newline at the end\n"), run.stdout[:200]
+
+
 def test_scripts_that_run_their_own_way(tmp_path):
     """What a script does to its own process is its business: what it prints goes to stderr
     under `--summary --json` (stdout is the JSON alone), a `--` first among its arguments is its own, a script reached by a link imports beside the file it links to, one

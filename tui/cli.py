@@ -259,6 +259,8 @@ def _print_summary(paths: list[str], args, capture_status: int | None, temporary
 
     ws = load_workspace(paths, main=args.main)
     summary = summarize(ws)
+    if capture_status is not None and not args.json:
+        print()  # after a script's own output, which need not end its last line
     if temporary:
         for key in ("warnings", "errors"):
             summary[key] = [line.replace(temporary, "<capture>") for line in summary[key]]
