@@ -63,11 +63,10 @@ class KeyBar(LineCache, Widget):
             actions.add(binding.action)
             entries.append((self.app.get_key_display(binding), binding.description, active.enabled, binding.key,
                             binding.id == "help"))
-        right = []
-        if palette is not None and self.app.ENABLE_COMMAND_PALETTE:
-            right.append((self.app.get_key_display(palette), palette.description, True, palette.key, True))
+        right = ((self.app.get_key_display(palette), palette.description, True, palette.key, True)
+                 if palette is not None and self.app.ENABLE_COMMAND_PALETTE else None)  # the palette's, on the right
         width = self.size.width
-        room = width - sum(map(_length, right)) - (1 if right else 0)
+        room = width - (_length(right) + 1 if right else 0)
         if sum(map(_length, entries)) > room:  # the kept ones, and `… `, take their room first
             kept = [entry for entry in entries if entry[4]]
             left = room - sum(map(_length, kept)) - len(_MORE)
@@ -90,9 +89,10 @@ class KeyBar(LineCache, Widget):
             text.append(f" {shown_key} ", style=key_style if enabled else disabled)
             text.append(f"{description} ", style="" if enabled else disabled)
             spots.append((start, len(text), key))
-        for shown_key, description, _, key, _ in right:
-            text.append(" " * max(1, width - len(text) - _length(right[0])))
-            spots.append((len(text), len(text) + len(shown_key) + len(description) + 3, key))
+        if right:
+            shown_key, description, _, key, _ = right
+            text.append(" " * max(1, width - len(text) - _length(right)))
+            spots.append((len(text), len(text) + _length(right), key))
             text.append(f" {shown_key} ", style=key_style)
             text.append(f"{description} ")
         self._spots = spots
