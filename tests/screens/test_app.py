@@ -49,11 +49,12 @@ async def test_the_collectors_full_pass_runs_while_the_app_waits_for_a_key():
 
         gc.callbacks.append(counted)
         try:
-            while gc.get_count()[2] == 0:  # until a younger pass has run since the last full one
+            while gc.get_count()[2] == 0 and not full:  # until a younger pass has run since the last full one
                 await pilot.press("j")
-            assert not full
             await pilot.pause(0.5)  # the pane stands still, works ahead, and goes idle
-            assert full == [True] and gc.get_count()[2] == 0
+            # a full pass ran, and only while the app waited for a key (between two keys of the
+            # loop, under load, as well as in the pause): none came in the middle of a key
+            assert full and all(full) and gc.get_count()[2] == 0
         finally:
             gc.callbacks.remove(counted)
 
