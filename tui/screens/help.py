@@ -31,6 +31,10 @@ class HelpScreen(ModalScreen):
         super().__init__()
         self.under = under
 
+    def _keys(self, key: str) -> str:
+        """A binding's keys as the key bar shows them (`}`, `⏎`, `shift+w`), through the app's own display."""
+        return " ".join(self.app.get_key_display(Binding(k.strip(), "")) for k in key.split(","))
+
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold")
@@ -45,7 +49,7 @@ class HelpScreen(ModalScreen):
                         if node.check_action(action, parameters) is False:
                             continue  # off on this screen now (a memory screen without a program has no buffer keys)
                         seen.add(binding.key)
-                        table.add_row(_keys(binding.key), binding.description)
+                        table.add_row(self._keys(binding.key), binding.description)
             for gesture, description in getattr(self.under, "MOUSE", []):
                 table.add_row(gesture, description)
         else:
@@ -56,11 +60,3 @@ class HelpScreen(ModalScreen):
             table.add_row(key, description)
         with VerticalScroll():
             yield Static(table)
-
-
-_SIGNS = {"question_mark": "?", "left_square_bracket": "[", "right_square_bracket": "]", "left_curly_bracket": "{",
-          "right_curly_bracket": "}", "slash": "/", "plus": "+", "minus": "-", "equals_sign": "="}
-
-
-def _keys(key: str) -> str:
-    return " ".join(_SIGNS.get(k, k) for k in key.split(","))
