@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from tui.model.capture_child import DUMP_TO
 from tui.model.capture_manifest import write_manifest
 from tui.model.errors import InputError
 
@@ -103,7 +103,7 @@ def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] 
     }
     env = dict(os.environ)
     env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {flags}".strip()
-    yours = re.findall(r'--xla_dump_to=(?:"[^"]*"|\S+)', os.environ.get("XLA_FLAGS", ""))
+    yours = DUMP_TO.findall(os.environ.get("XLA_FLAGS", ""))
     env["JAX_ENABLE_COMPILATION_CACHE"] = "false"  # a persistent cache hit compiles nothing: XLA would dump only the text
     started = datetime.now(timezone.utc)
     t0 = time.perf_counter()

@@ -34,6 +34,9 @@ import time
 import traceback
 
 
+DUMP_TO = re.compile(r'--xla_dump_to=(?:"[^"]*"|\S+)')  # an --xla_dump_to flag in XLA_FLAGS (a quoted folder too)
+
+
 class _AfterImport(importlib.abc.MetaPathFinder):
     """Calls `hooks[name](module)` right after the module `name` is first imported."""
 
@@ -90,7 +93,7 @@ class _Capture:
     def append_flags(self):
         current = os.environ.get("XLA_FLAGS", "")
         if not current.endswith(self.flags):
-            theirs = [flag for flag in re.findall(r'--xla_dump_to=(?:"[^"]*"|\S+)', current) if flag not in self.flags]
+            theirs = [flag for flag in DUMP_TO.findall(current) if flag not in self.flags]
             if theirs:  # XLA takes the last: ours
                 note = f"the script's own {theirs[-1]} was overridden: its modules are in the capture's dump folder"
                 if note not in self.result["notes"]:
