@@ -457,9 +457,9 @@ class TimelineScreen(WorkspaceScreen):
         later = [pair for pair, at in zip(flows, starts) if at >= start]
         earlier = [pair for pair, at in zip(flows, starts) if at < start]
         target = (later[0] if later else flows[-1]) if direction > 0 else (earlier[-1] if earlier else flows[0])
-        marked = self._marked_flow.get((track_index, event))
-        if marked is not None and (starts[marked] >= start) == (direction > 0):
-            target = flows[marked]  # the one `{`/`}` marked, where it is on this side
+        marked = self._marked_flow_index()
+        if (starts[marked] >= start) == (direction > 0):
+            target = flows[marked]  # the marked one, where it is on this side
         self.view.show_event(*target)
         self.panel.show_info(Text(" Reading the event's stats…", style="italic"))
         self._read_event(*target)
