@@ -130,9 +130,7 @@ class TracePanel(DirectKeys, LineCache, Viewport, Widget, can_focus=True):
             self._forget_lines(*changed)
             self.refresh_view_lines(_TOP + index - top for index in changed if top <= index < top + self.window_height)
         if seen is not None:
-            line = self._detail_starts[seen]
-            if not self.top <= line < self.top + self.window_height:
-                self.scroll_view(y=line - self.window_height + 1 if line >= self.top else line)
+            self.reveal(Region(self.left, self._detail_starts[seen], 1, 1))
 
     def show_table(self, title: str, rows: list[NameStats], total: int | None = None,
                    rates: dict[str, list[float | None]] | None = None, notes: list[str] | None = None,
