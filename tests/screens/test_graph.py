@@ -422,6 +422,26 @@ async def test_a_schedule_filter_that_matches_nothing_says_so_where_it_shows():
         assert "filter 'zzqq': no instruction of this computation matches" in text
 
 
+async def test_a_schedule_filter_keeps_the_op_it_began_on_and_goes_back_to_it_when_nothing_matches():
+    """Typing `copy` moved the selection to the first copy; typing on until nothing matched left
+    it there, on an op the user never chose. Now the cursor stays on the op the filter began on
+    while that op matches, and comes back to it when nothing does."""
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("l")
+        listing = screen.query_one(InstructionList)
+        start = selected(app)
+        assert start.opcode != "copy" and "copy" not in start.name
+        await pilot.press("f", *"copy")
+        moved = selected(app)
+        assert moved is listing.current and moved is not start
+        await pilot.press(*"zzqq")
+        assert not listing.rows and selected(app) is start
+        await pilot.press(*["backspace"] * 8, *start.name)
+        assert listing.current is start and selected(app) is start
+
+
 async def test_find_across_computations_with_next_and_previous():
     app = XlaTuiApp(TRANSFORMER)
     async with app.run_test(size=(160, 45)) as pilot:

@@ -74,6 +74,7 @@ class GraphScreen(OpTimes, WorkspaceScreen):
         self.schedule_mode = False
         self.query_text = ""
         self._search_from: str | None = None  # the op selected when the find prompt opened (Esc goes back to it)
+        self._filter_from: HloInstruction | None = None  # the op under the schedule's cursor when the filter prompt opened
         self._search_focus: str | None = None  # and the op the graph was centred on then
         self._no_match = False  # the find prompt's query matches nothing (said in the head while it is open)
         self.matches: list[HloInstruction] = []
@@ -417,6 +418,8 @@ class GraphScreen(OpTimes, WorkspaceScreen):
         value = self.query_text if kind == "search" else self.listing.filter_text
         if kind == "search":
             self._search_from, self._search_focus = self.workspace.selection.instruction, self.focus_name
+        else:
+            self._filter_from = self.listing.current
         prompt = Input(value=value, placeholder=_PROMPTS[kind], id="prompt", classes=kind)
         self.mount(prompt, before=self.query_one("KeyBar"))
         prompt.focus()
@@ -434,8 +437,11 @@ class GraphScreen(OpTimes, WorkspaceScreen):
         return removing
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.has_class("filter"):
-            self.listing.set_filter(event.value)
+        if event.input.has_class("filter"):  # the cursor stays on the op it was on while that matches
+            origin = self._filter_from
+            self.listing.set_filter(event.value, keep=origin)
+            if self.listing.current is None and origin is not None:
+                self.app.select(instruction=origin)  # nothing matches: the op the filter began on, not its last match
             self._show_head()
         else:
             self._run_search(event.value)

@@ -71,9 +71,10 @@ class InstructionList(DirectKeys, LineCache, ScrollView, can_focus=True):
         self._name_width = min(40, max([len(i.name) for i in instructions[:2000]] + [8]))
         self._apply_filter(keep)
 
-    def set_filter(self, text: str) -> None:
+    def set_filter(self, text: str, keep: HloInstruction | None = None) -> None:
+        """List what matches `text`, the cursor on `keep` (else the row under it) if listed."""
         self.filter_text = text.strip().lower()
-        self._apply_filter(self.current)
+        self._apply_filter(keep or self.current)
 
     def set_note(self, note: Callable[[HloInstruction], str] | None) -> None:
         """A column after the opcode: what `note` says of each instruction (its time in the profile)."""
