@@ -2132,6 +2132,35 @@ async def test_R_on_a_host_cpu_plots_the_ops_without_roofs_and_esc_closes_it():
         assert isinstance(app.screen, TimelineScreen) and view.matches == before
 
 
+async def test_the_app_keys_work_over_the_roofline_chart():
+    """A modal screen takes none of the app's keys: `?` did nothing over the chart, and 1-4 did
+    not change screens. `?` lists the chart's own keys; a screen key closes it and switches."""
+    from tui.screens.help import HelpScreen
+    from tui.screens.roofline import RooflineScreen
+
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_timeline(pilot)
+        await pilot.press("R")
+        await settle(pilot)
+        roof = app.screen
+        assert isinstance(roof, RooflineScreen)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        text = screen_text(app)
+        assert "Roofline" in text and "Next op by time" in text and "Show this op" in text
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is roof
+        await pilot.press("3")
+        await settle(pilot)
+        assert app.current_mode == "memory" and not isinstance(app.screen, RooflineScreen)
+        await pilot.press("4")
+        await settle(pilot)
+        assert isinstance(app.screen, TimelineScreen)
+
+
 @SIZES
 def test_timeline_roofline_chart(snap_compare, size):
     async def run_before(pilot) -> None:

@@ -53,7 +53,11 @@ class RooflineScreen(ModalScreen["int | None"]):
         Binding("y", "copy", "Copy the op's name"),
         Binding("Y", "copy_points", "Copy every op's figures, tab-separated"),
         Binding("escape,R,q", "dismiss", "Close"),
+        # the app's keys, which a modal screen does not pass on: the help, and the screens (closing the chart)
+        Binding("question_mark", "app.help", show=False),
+        *(Binding(str(k), f"leave('{mode}')", show=False) for k, mode in enumerate(("graph", "details", "memory", "timeline"), 1)),
     ]
+    pane_title = "Roofline"
 
     def __init__(self, profile: OpProfile, points: list[Point], start: int = 0):
         super().__init__()
@@ -85,6 +89,10 @@ class RooflineScreen(ModalScreen["int | None"]):
     def _move(self, cursor: int) -> None:
         self.chart.move_to(cursor)
         self.op.update(self._op_text())
+
+    def action_leave(self, mode: str) -> None:
+        self.dismiss(None)
+        self.app.switch_mode(mode)
 
     def action_choose(self) -> None:
         self.dismiss(self.points[self.cursor].op)
@@ -145,6 +153,6 @@ class RooflineScreen(ModalScreen["int | None"]):
         if chip is not None:
             roof = attainable(chip, point.intensity)
             text.append(f"; {point.rate / roof:.1%} of the roof there ({si(roof, 'FLOP/s')}), {chip.bound(point.intensity)} bound")
-        text.append("\n[up/down] ops by time  [left/right] along the chart  [enter] show this op  [y/Y] copy  [esc] close",
+        text.append("\n[up/down] ops by time  [left/right] along the chart  [enter] show this op  [y/Y] copy  [?] keys  [esc] close",
                     style="dim")
         return text
