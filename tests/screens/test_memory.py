@@ -140,6 +140,28 @@ async def test_buffer_keys_while_another_modules_memory_loads(monkeypatch):
         assert len(screen.table.rows) > 0
 
 
+async def test_backspace_comes_back_from_each_jump_of_the_memory_cursor():
+    """Backspace was not bound here. It now walks back through where the cursor jumped from
+    (home/end, the peaks, a selection made elsewhere); steps are not jumps."""
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_memory(pilot)
+        profile = screen.profile
+        start = screen.cursor
+        await pilot.press("right", "right")  # steps: nothing to come back to
+        stepped = start + 2
+        await pilot.press("end", "home", "m")
+        dot = next(i for i in profile.sequence if i.opcode == "dot")
+        app.select(instruction=dot.name)
+        await pilot.pause()
+        assert screen.cursor == profile.sequence.index(dot)
+        for back_to in (profile.max_time, 0, profile.end_time, stepped):
+            await pilot.press("backspace")
+            assert screen.cursor == back_to
+        await pilot.press("backspace")  # nothing earlier: it stays, and says so
+        assert screen.cursor == stepped
+
+
 async def test_memory_follows_an_op_selected_elsewhere():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=(140, 40)) as pilot:

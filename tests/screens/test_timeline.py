@@ -1449,6 +1449,38 @@ async def test_a_launch_of_many_kernels_lists_and_draws_a_page_of_them_and_curly
             assert description in descriptions and keys[descriptions.index(description)] == key
 
 
+async def test_backspace_goes_back_through_the_events_chosen():
+    """Backspace was not bound on the timeline. After following flows (a kernel, its launch,
+    another of its kernels) it walks back through the events chosen, each chosen again (its
+    details, its selection on every screen); with none earlier it stays and says so."""
+    app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _a_kernels_flow_from_its_launch(pilot)
+        view, trace = app.screen.view, app.workspace.trace
+        kernel = view.cursor
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        launch = view.cursor
+        await pilot.press("right_curly_bracket", "right_square_bracket")
+        await settle(pilot)
+        other = view.cursor
+        assert len({kernel, launch, other}) == 3
+        await pilot.press("left", "left")  # moving the cursor chooses nothing
+        for back_to in (other, launch, kernel):
+            await pilot.press("backspace")
+            await settle(pilot)
+            assert view.cursor == back_to and app.selection.event == back_to
+            track = trace.tracks[back_to[0]]
+            assert app.screen.panel.details[0][1].startswith(track.event_name(back_to[1])[:20])
+        for _ in range(4):  # back to the start of the walk (fitting the step chose events too)
+            await pilot.press("backspace")
+            await settle(pilot)
+        first = view.cursor
+        await pilot.press("backspace")
+        await settle(pilot)
+        assert view.cursor == first and any(t.message.startswith("No earlier event") for t in app._notifications)
+
+
 async def test_a_flow_to_a_folded_group_is_drawn_only_if_the_row_filter_leaves_its_track_in_it():
     app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
     async with app.run_test(size=(160, 45)) as pilot:

@@ -26,7 +26,7 @@ from tui.model.scopes import BY_LINE
 from tui.model.shapes import human_bytes
 from tui.model.timescale import format_ns
 from tui.model.words import counted
-from tui.model.workspace import ModuleEntry, Selection, Workspace
+from tui.model.workspace import MAX_HISTORY, ModuleEntry, Selection, Workspace
 from tui.screens.base import WorkspaceScreen
 from tui.widgets.buffer_table import BufferTable
 from tui.widgets.memory_chart import Marker, MemoryChart
@@ -77,6 +77,7 @@ class MemoryScreen(WorkspaceScreen):
         Binding("plus,equals_sign", "depth(1)", "Scope +", show=False),
         Binding("L", "by_line", "By line of Python", show=False),
         Binding("g", "graph", "Defining op"),
+        Binding("backspace", "back", "Back to where the cursor jumped from", show=False),
     ]
 
     def __init__(self) -> None:
@@ -90,7 +91,7 @@ class MemoryScreen(WorkspaceScreen):
         self._choosing = False  # a buffer chosen here is being broadcast
         self._entry: ModuleEntry | None = None
         self.chart = MemoryChart(id="memory-chart", caption=True)
-        self.chart.clicked = self._move  # the program order chart; the profile's is not clickable
+        self.chart.clicked = self._jump_to  # the program order chart; the profile's is not clickable
         self.table = BufferTable(id="memory-buffers")
         self.table.highlighted = self._buffer_highlighted
         self.scopes = ScopeList(id="memory-scopes")
@@ -100,6 +101,7 @@ class MemoryScreen(WorkspaceScreen):
         self._over_time_peak = 0  # the point where the highest counter peaks
         self._points: OrderedDict[tuple, _Point] = OrderedDict()  # (point, sort, depth) -> what it shows, see _at
         self._still = StillWatch()
+        self._jumped_from: list[int] = []  # where the cursor was before each jump, newest last (Backspace)
 
     @property
     def has_content(self) -> bool:
@@ -129,6 +131,7 @@ class MemoryScreen(WorkspaceScreen):
         entry = ws.current
         self._entry = entry
         self.profile = self.over_time = None
+        self._jumped_from.clear()  # places in another program
         self.table.set_profile(None)  # no keys on the last program's buffers while this one loads
         self.remove_class("-over-time", "-no-program")
         self.refresh_bindings()
@@ -397,9 +400,24 @@ class MemoryScreen(WorkspaceScreen):
     def action_jump(self, where: str) -> None:
         p = self.profile
         if p is not None:
-            self._move({"start": 0, "end": p.end_time, "peak": p.peak_time, "max": p.max_time}[where])
+            self._jump_to({"start": 0, "end": p.end_time, "peak": p.peak_time, "max": p.max_time}[where])
         elif self.over_time is not None:
-            self._move({"start": 0, "end": self._end()}.get(where, self._over_time_peak))
+            self._jump_to({"start": 0, "end": self._end()}.get(where, self._over_time_peak))
+
+    def _jump_to(self, point: int) -> None:
+        """A move that is not a step (home/end, the peak, a click, a selection made elsewhere):
+        Backspace comes back from it."""
+        if point != self.cursor and (not self._jumped_from or self._jumped_from[-1] != self.cursor):
+            self._jumped_from.append(self.cursor)
+            del self._jumped_from[:-MAX_HISTORY]
+        self._move(point)
+
+    def action_back(self) -> None:
+        if not self._jumped_from:
+            self.notify("No earlier place: Backspace comes back from home/end, p, m, a click or a selection made elsewhere",
+                        timeout=3)
+            return
+        self._move(self._jumped_from.pop())
 
     def _end(self) -> int | None:
         """The cursor's last point: the program's end, or the profile's last sample."""
@@ -482,7 +500,7 @@ class MemoryScreen(WorkspaceScreen):
             ins = self.workspace.instruction
             target = p.time_of(ins) if ins is not None else None
         if target is not None and target != self.cursor:
-            self._move(target)  # the table keeps the buffer shown, where it is live
+            self._jump_to(target)  # the table keeps the buffer shown, where it is live
 
     def _is_live_buffer(self, row: int | None) -> bool:
         """The instruction was selected with one of its buffers, live at the cursor: it stays put."""

@@ -35,7 +35,7 @@ from tui.model.timescale import format_ns
 from tui.model.trace import CounterSpan, NameStats, Trace, TraceLanes, Track, return_freed_memory
 from tui.model.utilization import DeviceBusy, DeviceTime, busy_text, device_label
 from tui.model.words import counted
-from tui.model.workspace import Selection, Workspace
+from tui.model.workspace import MAX_HISTORY, Selection, Workspace
 from tui.screens.base import WorkspaceScreen
 from tui.screens.roofline import open_roofline
 from tui.widgets.timeline import TimelineView
@@ -83,6 +83,7 @@ class TimelineScreen(WorkspaceScreen):
         Binding("shift+enter", "match(-1)", "Previous match", show=False),
         Binding("escape", "close_search", "Close search, leave a table", show=False),
         Binding("r", "filter_rows", "Filter rows by name", show=False),
+        Binding("backspace", "back", "Back to the event chosen before", show=False),
     ]
 
     def __init__(self) -> None:
@@ -106,6 +107,7 @@ class TimelineScreen(WorkspaceScreen):
         # correlation_id (a kernel's launch, a launch's kernel)
         self._marked_flow: dict[tuple[int, int], int] = {}  # event -> its flow `{`/`}` marked (kept to come back to)
         self._shown: tuple | None = None  # the event whose details the panel shows: _show_event's arguments
+        self._chosen: list[tuple[int, int]] = []  # the events chosen (Enter, a click, a flow), newest last: Backspace
         self._pending: Selection | None = None  # to follow once the tracks are decoded
         self._busy: tuple[int, int, str] = (-1, -1, "")  # an event, and how busy the devices were while it ran
         self._devices: tuple[Trace, DeviceTime] | None = None  # the devices' work, merged (see _device_time)
@@ -133,7 +135,7 @@ class TimelineScreen(WorkspaceScreen):
             self.view.set_op_names(op_names(ws), self.view.kernel_ops)
             return
         self._link, self._ops, self._kernels, self._flows, self._busy = None, None, None, (-1, -1, []), (-1, -1, "")
-        self._marked_flow, self._shown = {}, None
+        self._marked_flow, self._shown, self._chosen = {}, None, []
         self._scopes = self._scope_depth = self._sources = self._steps = self._overview = self._counters = None
         self._pending = ws.selection
         self.view.set_trace(ws.trace, op_names(ws))
@@ -373,6 +375,9 @@ class TimelineScreen(WorkspaceScreen):
         """The chosen event's stats, instruction and devices' busy share are known: show them,
         and select it."""
         self._link = (track_index, event, link)
+        if (track_index, event) not in self._chosen[-1:]:  # (Backspace chooses the last one again)
+            self._chosen.append((track_index, event))
+            del self._chosen[:-MAX_HISTORY]
         self._busy = (track_index, event, busy)
         self._flows = (track_index, event, [])
         self.view.set_flows(None)  # another event chosen: its own flows come with _flows_read
@@ -460,6 +465,19 @@ class TimelineScreen(WorkspaceScreen):
         marked = self._marked_flow_index()
         if (starts[marked] >= start) == (direction > 0):
             target = flows[marked]  # the marked one, where it is on this side
+        self.view.show_event(*target)
+        self.panel.show_info(Text(" Reading the event's stats…", style="italic"))
+        self._read_event(*target)
+
+    def action_back(self) -> None:
+        """Backspace: the event chosen before this one (a flow followed, a search's match chosen), again."""
+        chosen = self._chosen
+        if len(chosen) < 1 + (chosen[-1:] == [self.view.cursor]):  # (the one under the cursor is where it starts from)
+            self.notify("No earlier event: Backspace goes back through the events chosen (Enter, a click, ] or [)", timeout=3)
+            return
+        if chosen[-1] == self.view.cursor:
+            chosen.pop()
+        target = chosen[-1]
         self.view.show_event(*target)
         self.panel.show_info(Text(" Reading the event's stats…", style="italic"))
         self._read_event(*target)
