@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -301,7 +302,10 @@ def test_a_big_file_of_the_wrong_kind_is_told_at_once(tmp_path):
     cut = tmp_path / "cut.hlo.pb"
     whole = next((FIXTURES / "sharded").glob("*.hlo.pb")).read_bytes()
     cut.write_bytes(whole[: len(whole) // 2])
-    _one_line_error(run("--summary", str(cut)), "cut.hlo.pb", "truncated field at byte 0")
+    result = run("--summary", str(cut))  # where the cut-off field starts, where it would end, where the file does
+    _one_line_error(result, "cut.hlo.pb", "cut off: the field at byte 0 runs to byte ", f", past the end at byte {len(cut.read_bytes()):,}")
+    runs_to = int(re.search(r"runs to byte ([\d,]+)", result.stderr).group(1).replace(",", ""))
+    assert len(cut.read_bytes()) < runs_to <= len(whole)
 
 
 def test_options_may_follow_a_target_that_is_not_a_script():

@@ -822,7 +822,7 @@ def test_a_file_of_another_kind_is_told_from_its_first_bytes(tmp_path, monkeypat
     error = one_line_error(tmp_path / "plain.json.gz", "not JSON at line 1, column 1: ")
     assert "decompressed" not in str(error)
     (tmp_path / "bad.xplane.pb").write_bytes(b"\x0a\x02ab\x12\x09short")  # a plane, then a cut-off string
-    one_line_error(tmp_path / "bad.xplane.pb", "not an XSpace profile: truncated field at byte 4")
+    one_line_error(tmp_path / "bad.xplane.pb", "not an XSpace profile: cut off: the field at byte 4 runs to byte 15, past the end at byte 11")
 
 
 def test_a_profile_too_big_for_free_memory_is_refused(monkeypatch, runs, xplane_path):

@@ -49,7 +49,8 @@ def field_spans(data, start: int = 0, end: int | None = None) -> Iterator[tuple[
     """(field number, value) for each field of the message in data[start:end], as they are
     read: a length-delimited field's value as its (start, end) in `data`, so a nested message
     is read the same way and a large one is not copied; a number otherwise. ValueError where
-    the message is not well formed, saying at which byte (the start of the field)."""
+    the message is not well formed, saying at which byte (the start of the field, and for one
+    cut off, where it would end and where the data does)."""
     pos, end = start, len(data) if end is None else end
     while pos < end:
         at = pos
@@ -68,8 +69,8 @@ def field_spans(data, start: int = 0, end: int | None = None) -> Iterator[tuple[
                 value, pos = (pos, pos + size), pos + size
             else:
                 raise ValueError(f"wire type {wire}")
-            if pos > end:
-                raise ValueError("truncated field")
         except ValueError as error:
             raise ValueError(f"{error} at byte {at}") from None
+        if pos > end:  # a cut-off file: where its last field starts, and how far short it falls
+            raise ValueError(f"cut off: the field at byte {at:,} runs to byte {pos:,}, past the end at byte {end:,}")
         yield number, value
