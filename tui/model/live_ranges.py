@@ -403,14 +403,12 @@ class _LiveRangeBuilder:
             end = span[comp][1] if comp.root is ins else time[ins]
             caller = self.callers.get(comp)
             if caller is not None and caller.opcode == "async-start":
-                # Inside an async computation a value lives for the whole async window.
+                # Inside an async computation a value lives until the async-done (from its own time, as in XLA).
                 done = _async_done(caller)
                 end = max(end, time[done] if done in time else span[comp][1])
-                start = min(start, span[caller.computation][0])
             elif index[:1] == (1,) and ins.opcode != "async-start" and async_part(ins.opcode) == "async-start":
                 done = _async_done(ins)  # a sugared start's result: the wrapped op's, as above
                 end = max(end, time[done] if done in time else span[comp][1])
-                start = min(start, span[comp][0])
             for other, _ in places[1:]:
                 if other.computation.root is other and other.computation in span:
                     end = max(end, span[other.computation][1])
