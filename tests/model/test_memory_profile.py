@@ -411,6 +411,43 @@ def test_live_ranges_of_a_real_gpu_dump(corpus):
         assert (peak.bytes, peak.time, peak.buffers) == (report.peak_bytes, report.peak_time, report.peak_buffers)
 
 
+def _positions(values_file: Path) -> dict[str, set[str]]:
+    """XLA's `-buffer-assignment-values.txt`: for each instruction's whole result (a position
+    `name` without an index), the names of the values that may be there."""
+    found: dict[str, set[str]] = {}
+    value = None
+    for line in values_file.read_text().splitlines():
+        if line.startswith("<"):
+            value = line[1:].split()[1]
+            value += "" if "{" in value else "{}"  # an array's value is printed without its index
+        elif line.startswith("  ") and value and " " not in line.strip() and "," not in line:
+            found.setdefault(line.strip(), set()).add(value)
+    return found
+
+
+def test_an_op_that_hands_a_value_on_finds_that_values_buffer(programs):
+    """A get-tuple-element (a loop's carried weights) or a bitcast makes no buffer: Details `m`
+    found none, and the memory screen showed no buffer. Its row is now the value XLA's
+    buffer-assignment-values file puts at that op (checked on every such op of the loop programs)."""
+    checked = 0
+    for name in ("scan", "while_loop", "two_loops", "cond"):
+        for hlo in dumped_modules(programs[name]):
+            values = _sidecar(hlo, "-buffer-assignment-values.txt")
+            if not values.exists():
+                continue
+            positions = _positions(values)
+            profile = memory_profile(entry_for(hlo))
+            for ins in profile.module.instructions():
+                if ins.opcode not in ("get-tuple-element", "bitcast") or profile.row(f"{ins.name}{{}}") is not None:
+                    continue
+                if ins.name not in positions:
+                    continue  # inside a fusion: no buffer of its own in XLA's either
+                row = profile.row_of(ins)
+                assert row is not None and profile.names[row] in positions[ins.name], (hlo.name, ins.name)
+                checked += 1
+    assert checked >= 10
+
+
 def test_values_of_async_wrapped_computations_start_at_their_own_time():
     """The H100 scan dump's async-wrapped fusions, from the text alone: a value made inside an
     async computation was started where the computation holding the async-start starts (#22

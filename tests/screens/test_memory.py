@@ -282,6 +282,17 @@ async def test_memory_of_a_loop_program(programs):
         await pilot.pause()
         assert screen.cursor == screen.profile.sequence.index(body)
         assert body.name in screen_text(app)
+        # Details `m` on a get-tuple-element (the loop's carried weights): the buffer it hands on,
+        # not none (it makes no buffer of its own)
+        gte = next(i for i in screen.profile.sequence if i.opcode == "get-tuple-element"
+                   and screen.profile.row(f"{i.name}{{}}") is None and screen.profile.row_of(i) is not None)
+        app.show("details", instruction=gte.name)
+        await pilot.pause()
+        await pilot.press("m")
+        await pilot.pause()
+        p, row = screen.profile, screen.selected_row
+        assert app.screen is screen and row == p.row_of(gte) and screen.table.current == row
+        assert int(p.start[row]) <= screen.cursor <= int(p.end[row])
 
 
 async def test_memory_says_why_when_there_is_no_profile(programs):

@@ -59,6 +59,47 @@ class Totals:
     temporaries_note: str = ""  # what "temporaries" means for this source
 
 
+_HANDS_ON = frozenset(("bitcast", "add-dependency", "domain", "opt-barrier", "optimization-barrier"))
+
+
+def handed_on(ins: HloInstruction, index: tuple[int, ...] = ()) -> tuple[HloInstruction, tuple[int, ...]]:
+    """The op and shape index of the value at `index` of `ins` that it hands on without making
+    it (through get-tuple-elements, bitcasts, the tuples they take apart and calls, whose result
+    is their computation's); `ins` itself if it makes it."""
+    while ins.operands:
+        if ins.opcode == "get-tuple-element":
+            index, ins = (int(ins.attr("index")), *index), ins.operands[0]
+        elif ins.opcode in _HANDS_ON:
+            ins = ins.operands[0]
+        elif ins.opcode == "tuple" and index and index[0] < len(ins.operands):
+            ins, index = ins.operands[index[0]], index[1:]
+        elif ins.opcode == "call" and ins.called_computations:
+            ins = ins.called_computations[0].root  # a call's result is its computation's
+        else:
+            break
+    return ins, index
+
+
+def passed_in(module: HloModule, parameter: HloInstruction) -> HloInstruction | None:
+    """What the caller passes for a parameter of a while loop's body or condition (its operand),
+    a conditional's branch (that branch's operand) or a call (the parameter's operand); None
+    for the entry's, or one of a computation nothing calls that way."""
+    callers = module.callers(parameter.computation) if parameter.opcode == "parameter" else []
+    if not callers:
+        return None
+    caller = callers[0]
+    if caller.opcode == "while":
+        return caller.operands[0]
+    if caller.opcode == "conditional":
+        branches = [c.name for c in caller.called_computations]
+        k = branches.index(parameter.computation.name) if parameter.computation.name in branches else -1
+        return caller.operands[k + 1] if 0 <= k < len(caller.operands) - 1 else None
+    if caller.opcode == "call":
+        number = parameter.parameter_number
+        return caller.operands[number] if number is not None and number < len(caller.operands) else None
+    return None
+
+
 class MemoryProfile:
     """Live values over the flattened program order, as NumPy columns (one row per value).
 
@@ -254,8 +295,24 @@ class MemoryProfile:
 
     def row_of(self, ins: HloInstruction) -> int | None:
         """The row of the value an instruction defines (its whole result `{}`, else its first
-        element), or None where it defines none here (a fused op, a bitcast)."""
-        return self._own_row.get(ins.name)
+        element); for one that only hands a value on (a get-tuple-element, a bitcast), that
+        value's; None where there is none here (a fused op)."""
+        found = self._own_row.get(ins.name)
+        index: tuple[int, ...] = ()
+        for _ in range(64):  # (a chain of loops, each passing the value on: a few steps)
+            if found is not None:
+                return found
+            source, index = handed_on(ins, index)
+            if source is ins and ins.opcode != "parameter":
+                return None
+            found = self._row_of.get(f"{source.name}{{{','.join(map(str, index))}}}")
+            if found is None and not index:
+                found = self._own_row.get(source.name)
+            if found is None:  # a loop's, branch's or call's parameter without a value of its own: what was passed in
+                ins = passed_in(self.module, source)
+                if ins is None:
+                    return None
+        return found
 
     def allocated_bytes(self, time: int) -> int | None:
         """Bytes of XLA's allocations in use at `time`, memory that two live values share counted
