@@ -212,6 +212,33 @@ def test_tuples_cost_what_the_installed_xla_says(case):
     assert_same(CostModel(parse_hlo(text)).total(), xla_totals(xla), case)
 
 
+ODD_OPS = {
+    # spatial labels out of order (`b10f`): window dim n is spatial dim n, wherever its label is
+    "convolution_b10f": "a = f32[2,9,5,3] parameter(0)\n  k = f32[3,2,3,4] parameter(1)\n  ROOT c = f32[2,8,3,4] "
+                        "convolution(a, k), window={size=3x2 stride=2x1 pad=1_1x0_0}, dim_labels=b10f_01io->b10f",
+    "convolution_3d_b201f": "a = f32[2,4,6,8,3] parameter(0)\n  k = f32[2,3,2,3,5] parameter(1)\n  ROOT c = f32[2,3,3,6,5] "
+                            "convolution(a, k), window={size=2x3x2 stride=2x1x1}, dim_labels=b201f_012io->b201f",
+    # linear algebra XLA keeps as ops on a TPU (a CPU or GPU rewrites them into loops or library calls)
+    "cholesky": "a = f32[3,16,16] parameter(0)\n  ROOT t = f32[3,16,16] cholesky(a), lower=true",
+    "triangular_solve": "a = f32[16,16] parameter(0)\n  b = f32[16,5] parameter(1)\n  ROOT t = f32[16,5] "
+                        "triangular-solve(a, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE",
+}
+
+
+@pytest.mark.parametrize("case", sorted(ODD_OPS))
+def test_odd_ops_cost_what_the_installed_xla_says(case):
+    """Ops JAX on a CPU does not emit as such, on XLA's HloCostAnalysis for the very text we parse:
+    a `b10f` convolution paired window dims with labels in the order met (3.89k FLOPs, not 5,376);
+    cholesky and triangular-solve had no rule (0 FLOPs)."""
+    from jax._src import xla_bridge
+    from jax._src.lib import xla_client
+
+    text = f"HloModule m\n\nENTRY e {{\n  {ODD_OPS[case]}\n}}\n"
+    xla = xla_client._xla.hlo_module_cost_analysis(xla_bridge.get_backend("cpu"), xla_client.hlo.hlo_module_from_text(text))
+    assert xla["flops"] > 0
+    assert_same(CostModel(parse_hlo(text)).total(), xla_totals(xla), case)
+
+
 def test_a_gpu_programs_total_is_xlas_and_its_cublas_calls_are_their_dots(corpus):
     """PyTorch/XLA's GPU dump (sm80), whose matmuls are cuBLAS calls (`__cublas$gemm`): the
     module's total is what XLA's own HloCostAnalysis gives for the same text (it counts the

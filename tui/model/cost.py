@@ -259,6 +259,17 @@ class CostModel:
         factors = math.prod(max(1, n).bit_length() - 1 for n in lengths)
         return Cost(2 * 4 * factors * _elements(ins.operands[0].shape), 0.0, default)
 
+    def _cholesky(self, ins: HloInstruction, default: float) -> Cost:
+        """n^3/3 a matrix; half the operand read, half the result written (XLA's HandleCholesky)."""
+        a = ins.operands[0].shape
+        return Cost(a.dims[-1] * _elements(a) / 3 if a.dims else 0.0, 0.0, shape_bytes(a))
+
+    def _triangular_solve(self, ins: HloInstruction, default: float) -> Cost:
+        """A multiply-add per element of b and row of a; half of a read (XLA's HandleTriangularSolve)."""
+        a, b = ins.operands[0].shape, ins.operands[1].shape
+        flops = 2.0 * a.dims[-1] * _elements(b) if a.dims else 0.0
+        return Cost(flops, 0.0, shape_bytes(ins.shape) + shape_bytes(a) / 2 + shape_bytes(b))
+
     def _all_reduce(self, ins: HloInstruction, default: float) -> Cost:
         return Cost(sum(leaf.element_count for _, leaf in ins.shape.leaves() if leaf.is_array), 0.0, default)
 
@@ -395,7 +406,7 @@ def convolution_fmas(ins: HloInstruction, result: Shape | None = None) -> int:
         return 0
     lhs, rhs, out = ins.operands[0].shape.dims, ins.operands[1].shape.dims, (result or ins.shape).dims
     window = hlo_attrs.parse_window(ins.attr("window") or "{}")
-    spatial = [c for c in labels["lhs"] if c.isdigit()]
+    spatial = sorted((c for c in labels["lhs"] if c.isdigit()), key=int)  # window dim n is spatial dim n (`b10f`: 0 is third)
     positions = 1
     for n, axis in enumerate(spatial):
         size_in = lhs[labels["lhs"].index(axis)]
@@ -492,4 +503,5 @@ _HANDLERS = {
     "dynamic-update-slice": CostModel._dynamic_update_slice, "gather": CostModel._gather, "scatter": CostModel._scatter,
     "call": CostModel._call, "async-start": CostModel._async_start, "while": CostModel._while,
     "conditional": CostModel._conditional, "fusion": CostModel._fusion, "fusion-start": CostModel._fusion_start,
+    "cholesky": CostModel._cholesky, "triangular-solve": CostModel._triangular_solve,
 }
