@@ -38,6 +38,11 @@ def test_padding_words_for_odd_tilings():
     assert rows("f32[3,5]{0,1:T(2,2)}")["padded"].endswith("padded to [6,4] (in memory order, most major first), 1.6x the logical size")
     assert rows("bf16[1000,1000]{1,0:T(8,128)(2,1)}")["padded"].endswith("1.02x the logical size")
     assert "no effect on an untiled array" in rows("f32[100]{0:L(1024)}")["tail padding"]
+    # `*` folds a dim into the next more minor one before tiling: [2,7,8] -> 112, [11,10] -> 110 -> 111
+    # (the dims said were [2,7,8,12,12], 16,128 elements for the 49,728 bytes given)
+    combined = parse_shape("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}")
+    assert rows(combined.text)["padded"].startswith(f"{combined.padded_byte_size:,} bytes") and "padded to [112,111]," in rows(combined.text)["padded"]
+    assert combined.padded_byte_size == 112 * 111 * 4
 
 
 def test_memory_spaces_are_named_for_the_platform():
@@ -49,6 +54,9 @@ def test_memory_spaces_are_named_for_the_platform():
     assert explain.platform_of(str(SHARDED / "module_0000.jit_train_step.cpu_after_optimizations.txt")) == "CPU"
     assert explain.platform_of("module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt") == "GPU"
     assert explain.platform_of(None, ["TPU v5 lite"]) == "TPU"
+    # the file's own name first: a CPU dump copied into a folder named for a TPU study is a CPU's
+    assert explain.platform_of("/home/me/tpu_study/module_0000.jit_f.cpu_after_optimizations.txt") == "CPU"
+    assert explain.platform_of("/data/tpu_runs/module_0000.jit_f.after_optimizations.txt") == "TPU"  # else the folders'
 
 
 def test_sub_byte_and_tuple_shapes():

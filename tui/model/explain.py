@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import PurePath
 from dataclasses import dataclass
 
 from tui.model import hlo_attrs
@@ -30,11 +31,13 @@ _FUSION_KINDS = {
 
 
 def platform_of(path: str | None, device_names: list[str] = ()) -> str:
-    """'TPU', 'GPU', 'CPU' or '' from a dump file's name (`cpu_after_optimizations`) or a profile's devices."""
-    name = (path or "").lower()
-    for key, platform in (("tpu", "TPU"), ("gpu", "GPU"), ("sm_", "GPU"), ("cuda", "GPU"), ("rocm", "GPU"), ("cpu", "CPU")):
-        if re.search(rf"[._/]{key}", name):
-            return platform
+    """'TPU', 'GPU', 'CPU' or '' from a dump file's name (`cpu_after_optimizations`), else its
+    folders' from the nearest (a CPU dump copied into `tpu_study/` is a CPU's), else a profile's devices."""
+    for part in reversed(PurePath(path).parts if path else ()):
+        name = "/" + part.lower()
+        for key, platform in (("tpu", "TPU"), ("gpu", "GPU"), ("sm_", "GPU"), ("cuda", "GPU"), ("rocm", "GPU"), ("cpu", "CPU")):
+            if re.search(rf"[._/]{key}", name):
+                return platform
     for device in device_names:
         upper = device.upper()
         for platform in ("TPU", "GPU", "CPU"):
@@ -137,14 +140,19 @@ def _leaf_rows(shape: Shape, platform: str) -> list[Row]:
 
 
 def padded_dims(shape: Shape) -> tuple[int, ...]:
-    """Memory-order dims after the first tile level rounds the minor dims up to whole tiles."""
+    """Memory-order dims after the first tile level rounds the minor dims up to whole tiles (a
+    `*` in the tile folds its dim into the next more minor one first, as tiled_dims does)."""
     dims = list(shape.physical_dims())
-    tile = [t for t in shape.layout.tiles[0] if t != COMBINE] if shape.layout.tiles else []
+    tile = shape.layout.tiles[0] if shape.layout.tiles else ()
     dims = [1] * (len(tile) - len(dims)) + dims  # a tile of more dims than the array: the missing ones are 1
-    for i, t in enumerate(reversed(tile)):
-        at = len(dims) - 1 - i
-        dims[at] = -(-dims[at] // t) * t
-    return tuple(dims)
+    padded, carry = dims[: len(dims) - len(tile)], 1
+    for d, t in zip(dims[len(dims) - len(tile) :], tile):
+        if t == COMBINE:
+            carry *= d
+            continue
+        padded.append(-(-(d * carry) // t) * t)
+        carry = 1
+    return tuple(padded)
 
 
 def ratio_words(ratio: float) -> str:
