@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import PurePath
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from tui.model import hlo_attrs
 from tui.model.hlo import HloInstruction
