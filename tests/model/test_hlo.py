@@ -236,6 +236,40 @@ ENTRY e {
     assert [o.name for o in parse_hlo(text).entry.root.operands] == ["s", "m"]
 
 
+_BROKEN_LINES = """HloModule m
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY e {
+  x = f32[4,8]{1,0} parameter(0)
+  y = f32[4,8]{1,0} parameter(1)
+  z = f32[] constant(0)
+  m = f32[4,8]{1,0} multiply(
+      x,
+      y)
+  ROOT r = f32[4]{0} reduce(m, z),
+      dimensions={1},
+      to_apply=add
+}"""
+
+
+def test_an_instruction_broken_over_lines_parses_as_xla_does():
+    """XLA's parser reads tokens, not lines: hand-reformatted HLO breaks an operand list over
+    lines (`multiply(\n x,\n y)`) or puts each attribute on a line after a trailing comma. Both
+    were refused ("the operand list is never closed", "malformed shape"); a comma with nothing
+    after it still says so."""
+    assert assert_matches_xla(_BROKEN_LINES, "broken lines") == 8
+    reduce = parse_hlo(_BROKEN_LINES).entry.root
+    assert reduce.attr("dimensions") == "{1}" and reduce.attr("to_apply") == "add"
+    dangling = _BROKEN_LINES.replace("      dimensions={1},\n      to_apply=add\n", "")
+    err = _error(dangling)
+    assert (err.line, err.problem) == (16, "the instruction ends in ',' and nothing follows it")
+
+
 _COMMENTED = """/* a comment before the header */
 HloModule m, entry_computation_layout={(f32[2]{0}, f32[2]{0})->f32[2]{0}}
 /* between

@@ -567,9 +567,9 @@ def _parse_computation(lines, i, shape_cache, error):
         if "//" in line:
             line = _code(lines, i)
         line_index = i
-        # Braces decide whether an instruction continues on the next line; a missing ')' is
-        # caught where the operand list is read.
-        if line.count("{") != line.count("}"):
+        # An instruction continues on the next line where its brackets do not balance or it ends
+        # in a comma (XLA's parser reads tokens, not lines: `add(\n x,\n y)`, `reduce(x, z),\n dimensions={1}`).
+        if line.count("{") != line.count("}") or line.count("(") != line.count(")") or line.rstrip().endswith(","):
             line, i = _join_continuation(lines, i, error)
         if "/*" in line:
             line = _COMMENT.sub("", line)
@@ -757,17 +757,19 @@ def _code(lines: list[str], i: int) -> str:
 
 
 def _join_continuation(lines, i, error):
-    """An instruction whose brackets don't balance on its line continues on the next ones."""
+    """An instruction whose brackets don't balance on its line, or that ends in a comma,
+    continues on the next ones."""
     start = i
     text = lines[i]
     depth = _depth_change(text)
     if depth < 0:
         raise error("unbalanced closing bracket", i, len(text) - len(text.lstrip()))
-    while depth > 0:
+    while depth > 0 or text.rstrip().endswith(","):
         i += 1
         if i >= len(lines) or lines[i].strip() == "}" or _NEW_INSTRUCTION.match(lines[i]):
-            raise error("unbalanced brackets: this instruction is never closed (truncated file?)", start,
-                        len(lines[start]) - len(lines[start].lstrip()))
+            problem = ("unbalanced brackets: this instruction is never closed (truncated file?)" if depth > 0
+                       else "the instruction ends in ',' and nothing follows it")
+            raise error(problem, start, len(lines[start]) - len(lines[start].lstrip()))
         nxt = _code(lines, i)
         text += " " + nxt.strip()
         depth += _depth_change(nxt)
