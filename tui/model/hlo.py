@@ -567,9 +567,10 @@ def _parse_computation(lines, i, shape_cache, error):
         if "//" in line:
             line = _code(lines, i)
         line_index = i
-        # An instruction continues on the next line where its brackets do not balance or it ends
-        # in a comma (XLA's parser reads tokens, not lines: `add(\n x,\n y)`, `reduce(x, z),\n dimensions={1}`).
-        if line.count("{") != line.count("}") or line.count("(") != line.count(")") or line.rstrip().endswith(","):
+        # An instruction continues on the next line where its braces do not balance or it ends in
+        # '(' or ',' (XLA's parser reads tokens, not lines: `add(\n x,\n y)`, `reduce(x, z),\n
+        # dimensions={1}`); a missing ')' is caught where the operand list is read.
+        if line.count("{") != line.count("}") or line.rstrip()[-1:] in ("(", ","):
             line, i = _join_continuation(lines, i, error)
         if "/*" in line:
             line = _COMMENT.sub("", line)
