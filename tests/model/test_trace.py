@@ -688,7 +688,7 @@ def test_chrome_parts_beside_the_events_are_named_when_skipped(tmp_path):
 
 
 def test_chrome_async_events_on_a_track_per_category(tmp_path):
-    """Async b/e (and the legacy S/F) pair up by process, category and id (id2 too), nested ones
+    """Async b/e (and the legacy S/F) pair up by category and id (id2 too; an id2.local by process too), nested ones
     one row down, overlapping ones on rows of their own; each category of a process is a track
     after its threads; n is an instant there; what does not pair is dropped and said."""
     events = [
@@ -729,6 +729,63 @@ def test_chrome_async_events_on_a_track_per_category(tmp_path):
     assert "1 async b events never ended (dropped)" in text
     assert "1 async e events without a b (dropped)" in text
     assert "skipped (1 'T'; async step" in text
+
+
+def test_chrome_async_ids_span_processes_unless_local(tmp_path):
+    """As Perfetto scopes them: an async `id` or `id2.global` pairs a b and an e written by two
+    processes (a request handed from one to the other); an `id2.local` pairs only within one."""
+    events = [
+        {"ph": "b", "pid": 1, "tid": 1, "ts": 0, "id": "0x7", "cat": "io", "name": "read"},
+        {"ph": "e", "pid": 2, "tid": 1, "ts": 3, "id": "0x7", "cat": "io", "name": "read"},
+        {"ph": "b", "pid": 1, "tid": 1, "ts": 1, "id2": {"global": "0x8"}, "cat": "net", "name": "send"},
+        {"ph": "e", "pid": 2, "tid": 1, "ts": 6, "id2": {"global": "0x8"}, "cat": "net", "name": "send"},
+        {"ph": "b", "pid": 1, "tid": 1, "ts": 2, "id2": {"local": "0x9"}, "cat": "net", "name": "mine"},
+        {"ph": "e", "pid": 2, "tid": 1, "ts": 4, "id2": {"local": "0x9"}, "cat": "net", "name": "mine"},
+    ]
+    path = tmp_path / "async_global.json"
+    path.write_text(json.dumps(events))
+    trace = load_trace(path)
+    spans = {(t.name, t.event_name(i), int(t.start_ns[i]), int(t.dur_ns[i])) for t in trace.tracks for i in range(t.count)}
+    assert spans == {("async io", "read", 0, 3000), ("async net", "send", 1000, 5000)}
+    text = "\n".join(trace.warnings)
+    assert "1 async b events never ended" in text and "1 async e events without a b" in text
+
+
+def test_chrome_counter_samples_at_one_time_keep_file_order(tmp_path):
+    """Two samples at 1 us, 20 then 5: the later one in the file holds from there (as Perfetto
+    keeps them); sorted by value, 20 held."""
+    events = [{"ph": "C", "pid": 1, "ts": ts, "name": "live", "args": {"bytes": v}} for ts, v in ((0, 10), (1, 20), (1, 5), (2, 7))]
+    path = tmp_path / "counter_tie.json"
+    path.write_text(json.dumps(events + [{"ph": "X", "pid": 1, "tid": 1, "ts": 0, "dur": 3, "name": "work"}]))
+    counter = load_trace(path).counters[0]
+    assert counter.value.tolist() == [10, 20, 5, 7]
+    assert counter.value[counter.sample_at(1500)] == 5 and counter.over(1000, 2000).mean == 5
+
+
+def test_chrome_threads_of_one_name_in_a_process_are_told_apart(tmp_path):
+    """Two threads a process names alike get their tids, as Perfetto's `MainThread 7`; a thread
+    of that name in another process keeps its name."""
+    events = [{"ph": "M", "pid": pid, "name": "process_name", "args": {"name": "python"}} for pid in (1, 2)]
+    events += [{"ph": "M", "pid": pid, "tid": tid, "name": "thread_name", "args": {"name": "MainThread"}}
+               for pid, tid in ((1, 5), (2, 7), (2, 8))]
+    events += [{"ph": "X", "pid": pid, "tid": tid, "ts": 0, "dur": 1, "name": "work"} for pid, tid in ((1, 5), (2, 7), (2, 8))]
+    path = tmp_path / "names.json"
+    path.write_text(json.dumps(events))
+    assert sorted((t.group, t.name) for t in load_trace(path).tracks) == [
+        ("python [pid 1]", "MainThread"), ("python [pid 2]", "MainThread 7"), ("python [pid 2]", "MainThread 8")]
+
+
+def test_chrome_hosts_named_with_dots_stay_apart(runs, tmp_path):
+    """A run folder's per-host Chrome traces named by address: `10.0.0.1.trace.json.gz` is host
+    10.0.0.1 (both were `10`, their tracks merged)."""
+    run = tmp_path / "plugins" / "profile" / "2030_01_01_00_00_00"
+    run.mkdir(parents=True)
+    source = next(runs[-1].glob("*.trace.json.gz")).read_bytes()
+    for host in ("10.0.0.1", "10.0.0.2"):
+        (run / f"{host}.trace.json.gz").write_bytes(source)
+    trace = load_trace(tmp_path)
+    assert {group.split(" ")[0] for group in trace.groups} == {"10.0.0.1", "10.0.0.2"}
+    assert trace.event_count == 2 * load_trace(run / "10.0.0.1.trace.json.gz").event_count
 
 
 def test_chrome_threads_grouped_however_events_interleave(tmp_path):

@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import partial
 from itertools import count
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Callable
 
@@ -294,6 +294,7 @@ class _Host:
             by_phase[_BUCKET.get(event.ph, event.ph)].append(event)
         self.process, self.thread = self._metadata(by_phase["M"])
         self._name_count = Counter(map(self._process_name, self.process))
+        self._thread_name_count = Counter((pid, meta.get("thread_name")) for (pid, _), meta in self.thread.items())
         self.pairs = self._match(by_phase["BE"])
         self.async_pairs, async_instants = self._match_async(by_phase["async"])
         self.instants = by_phase["i"] + async_instants
@@ -333,8 +334,9 @@ class _Host:
 
     def _match_async(self, events: list[_Event]) -> tuple[list[tuple[_Event, _Event]], list[_Event]]:
         """Async slices and instants: an e (or legacy F) closes the latest open b (or S) of its
-        process, category and id, the latest of its name where it names one (file order breaks
-        ts ties). Each event's thread id becomes its category's async track."""
+        category and id (of its process too for an `id2.local`, as Perfetto scopes them), the
+        latest of its name where it names one (file order breaks ts ties). Each event's thread id
+        becomes its category's async track."""
         open_: dict = defaultdict(list)
         pairs, instants, unmatched_ends = [], [], 0
         for event in sorted(events, key=attrgetter("ts")):
@@ -343,7 +345,8 @@ class _Host:
                 instants.append(event)
                 continue
             ident = event.id if event.id is not None else repr(sorted(event.id2.items())) if event.id2 else None
-            stack = open_[(event.pid, event.cat, ident)]
+            local = event.id is None and bool(event.id2) and "local" in event.id2  # an `id` or `id2.global` spans processes
+            stack = open_[(event.pid if local else None, event.cat, ident)]
             if event.ph in _ASYNC_BEGIN:
                 stack.append(event)
                 continue
@@ -379,7 +382,10 @@ class _Host:
         tid = key[1]
         if isinstance(tid, _AsyncTrack):
             return tid.name
-        return self.thread.get(key, {}).get("thread_name") or (tid if isinstance(tid, str) else f"tid {tid}")
+        name = self.thread.get(key, {}).get("thread_name")
+        if not name:
+            return tid if isinstance(tid, str) else f"tid {tid}"
+        return f"{name} {tid}" if self._thread_name_count[(key[0], name)] > 1 else name  # two of one name: Perfetto's `MainThread 7`
 
     def sort_key(self, key) -> tuple:
         pid, tid = key
@@ -480,6 +486,16 @@ def _merge(cat: str, blobs: tuple) -> dict:
     return args
 
 
+_TRACE_SUFFIXES = (".trace.json.gz", ".trace.json", ".json.gz", ".json")
+
+
+def host_label(path: Path) -> str:
+    """A host's name from its file in a run folder: `10.0.0.1.trace.json.gz` is host 10.0.0.1
+    (as an xplane's `10.0.0.1.xplane.pb`), not `10`."""
+    name = path.name
+    return next((name[: -len(suffix)] for suffix in _TRACE_SUFFIXES if name.endswith(suffix)), path.stem)
+
+
 def _counter_tracks(host: _Host) -> list[CounterTrack]:
     series: dict[tuple, list[tuple[float, float]]] = defaultdict(list)
     unread = Counter()
@@ -499,7 +515,7 @@ def _counter_tracks(host: _Host) -> list[CounterTrack]:
         per_counter[(group, name)] += 1
     out = []
     for (group, name, key), samples in sorted(series.items(), key=lambda item: tuple(map(str, item[0]))):
-        samples.sort()
+        samples.sort(key=itemgetter(0))  # by time only: samples at one time stay in file order (the last one holds)
         times, values = zip(*samples)
         label = name if per_counter[(group, name)] == 1 else f"{name} {key}"
         out.append(CounterTrack(group, label, _ns(np.array(times)), np.array(values, np.float64)))
@@ -619,7 +635,7 @@ def read_chrome(files: list[Path]) -> Trace:
     table, lock = NameTable(), threading.RLock()
     tracks, counters, warnings, args_sizes, flows = [], [], [], [], []
     for path in files:
-        host = _Host(path, None if len(files) == 1 else path.name.split(".")[0])
+        host = _Host(path, None if len(files) == 1 else host_label(path))
         host_tracks, args_size, host_flows = _tracks(host, table, lock, len(tracks))
         tracks += host_tracks
         flows += host_flows
