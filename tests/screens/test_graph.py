@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import events
 from conftest import FIXTURES, main_hlo, screen_text
 from shots import SIZES, select, settled, shot
 
@@ -408,6 +409,22 @@ async def test_schedule_view_lists_program_order_and_filters():
         assert screen.focus_name == chosen.name and screen.query_one(GraphView).display
 
 
+async def test_a_schedule_filter_matches_layouts_and_memory_spaces_as_printed(tmp_path):
+    """The filter is not case-sensitive, and a shape's layout is upper case (`T(8,128)`, `S(5)`):
+    typed as printed, they matched nothing."""
+    path = tmp_path / "tiled.hlo"
+    path.write_text("HloModule tiled\n\nENTRY main {\n  p0 = f32[8,128]{1,0:T(8,128)} parameter(0)\n"
+                    "  a = f32[8,128]{1,0:T(8,128)} add(p0, p0)\n  ROOT c = f32[8,128]{1,0:T(8,128)S(5)} copy(a)\n}\n")
+    app = XlaTuiApp(path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("l")
+        listing = screen.query_one(InstructionList)
+        for typed, names in (("S(5)", ["c"]), ("T(8,128)", ["p0", "a", "c"]), ("f32[8,128]{1,0:T(8,128)}", ["p0", "a"])):
+            await pilot.press("f", *["backspace"] * 30, *typed, "enter")
+            assert [i.name for i in listing.rows] == names, typed
+
+
 async def test_a_schedule_filter_that_matches_nothing_says_so_where_it_shows():
     """At 120 columns the count came after the legend of op times and was cut off, and an empty
     list said nothing: the count now comes first, and the second line says what happened."""
@@ -514,6 +531,29 @@ async def test_a_search_is_one_step_back_and_esc_puts_the_graph_back_where_it_be
         assert app.workspace.focus_history == [*history, focus]
         await pilot.press("backspace")
         assert screen.focus_name == focus
+
+
+async def test_backspace_after_a_search_that_only_moved_the_cursor_goes_back_where_it_began():
+    """A match already drawn only moves the cursor: Enter, then Backspace went one step further
+    back than where the search began (to the centre before, here the root)."""
+    app = XlaTuiApp(TRANSFORMER)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("k", "enter")
+        await pilot.pause()
+        began = selected(app)
+        drawn = next(node.instruction for key, node in screen.view.graph.nodes.items()
+                     if node.instruction is not None and key != began.name)
+        await pilot.press("slash")
+        await app.workers.wait_for_complete()
+        screen.query_one("#prompt").post_message(events.Paste(drawn.name))  # the whole name at once
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert selected(app) is drawn and screen.focus_name == began.name
+        await pilot.press("backspace")
+        await pilot.pause()
+        assert selected(app) is began
 
 
 async def test_a_search_called_off_before_its_index_is_ready_finds_nothing_later(monkeypatch):

@@ -452,8 +452,10 @@ class GraphScreen(OpTimes, WorkspaceScreen):
         if self._no_match:  # Enter on a query that matches nothing: the search is over, where it began
             self._no_match = False
             self._show_head()
-        elif searched and self._search_focus not in (None, self.focus_name):
-            self.workspace.push_focus(self._search_focus)  # Enter keeps the match: Backspace goes back to where the search began
+        elif searched and self._search_from not in (None, self.workspace.selection.instruction):
+            # Enter keeps the match: Backspace goes back to the op selected where the search began
+            # (whether or not the match moved the graph's centre: one already drawn only moves the cursor)
+            self.workspace.push_focus(self._search_from)
 
     @work(thread=True, exclusive=True, group="search-index")
     def _build_index(self, module, label: str) -> None:

@@ -31,7 +31,7 @@ _CURSOR = Style(reverse=True)
 
 def matches(ins: HloInstruction, needle: str) -> bool:
     """Case-insensitive match on name, opcode, fusion kind, shape and JAX name stack."""
-    if needle in ins.name.lower() or needle in ins.opcode or needle in ins.shape.text:
+    if needle in ins.name.lower() or needle in ins.opcode or needle in ins.shape.text.lower():  # (`T(8,128)`, `S(5)`)
         return True
     return needle in ins.op_name.lower() or (ins.opcode == "fusion" and needle in (ins.fusion_kind or "").lower())
 
