@@ -27,12 +27,15 @@ def counterpart(ins: HloInstruction, other: HloModule) -> HloInstruction | None:
         return same
     if not stack:
         return same
-    by_stack: dict[str, HloInstruction] = {}  # ops a user sees first, then ops inside them
+    by_stack: dict[str, list[HloInstruction]] = {}  # ops a user sees first, then ops inside them
     for outer in (True, False):
         for computation in other.computations:
             if (other.computation_kind(computation) not in _PART_OF_CALLER) == outer:
                 for candidate in computation.instructions:
-                    by_stack.setdefault(full_op_name(candidate, other), candidate)
+                    by_stack.setdefault(full_op_name(candidate, other), []).append(candidate)
+    exact = by_stack.get(stack)
+    if exact:  # several ops of one name stack (every `dot_general` of a layer): the one most like `ins`
+        return _outermost(max(exact, key=lambda candidate: _likeness(ins, candidate)), other)  # (the first of equals)
     stacks = sorted(by_stack)
     parts = stack.split("/")
     for n in range(len(parts), 0, -1):
@@ -42,8 +45,35 @@ def counterpart(ins: HloInstruction, other: HloModule) -> HloInstruction | None:
             k = bisect.bisect_left(stacks, scope + "/")
             found = by_stack[stacks[k]] if k < len(stacks) and stacks[k].startswith(scope + "/") else None
         if found is not None:
-            return _outermost(found, other)
+            return _outermost(found[0], other)
     return same
+
+
+_PLUMBING = frozenset({"parameter", "constant", "tuple", "get-tuple-element", "bitcast", "copy"})
+
+
+def _likeness(ins: HloInstruction, candidate: HloInstruction) -> tuple[bool, bool, bool]:
+    """How much `candidate` looks like `ins`: made by the same line of Python, doing the same
+    work (an opcode in common, a fusion's by what it holds: a dot fused is a dot), with the
+    same result dims."""
+    return (ins.source is not None and ins.source == candidate.source,
+            bool(_work(ins) & _work(candidate)),
+            ins.shape.dims == candidate.shape.dims)
+
+
+def _work(ins: HloInstruction) -> set[str]:
+    """The opcodes of an op and of the ops inside what it calls, but for plumbing (parameters,
+    tuples, bitcasts...)."""
+    found, todo, seen = {ins.opcode}, list(ins.called_computations), set()
+    while todo:
+        computation = todo.pop()
+        if computation.name in seen:
+            continue
+        seen.add(computation.name)
+        for inner in computation.instructions:
+            found.add(inner.opcode)
+            todo += inner.called_computations
+    return found - _PLUMBING
 
 
 def full_op_name(ins: HloInstruction, module: HloModule) -> str:
