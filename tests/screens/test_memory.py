@@ -195,7 +195,7 @@ async def test_memory_opens_where_the_op_chosen_elsewhere_runs():
         screen = await open_memory(pilot)
         profile = screen.profile
         point = profile.time_of(bitcasts[len(bitcasts) // 2])
-        assert profile.row_of(bitcasts[len(bitcasts) // 2]) is None and point != profile.peak_time
+        assert profile.row(f"{bitcasts[len(bitcasts) // 2].name}{{}}") is None and point != profile.peak_time  # none of its own
         assert screen.cursor == point
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=(140, 40)) as pilot:
