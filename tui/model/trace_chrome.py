@@ -489,7 +489,7 @@ def _merge(cat: str, blobs: tuple) -> dict:
 _TRACE_SUFFIXES = (".trace.json.gz", ".trace.json", ".json.gz", ".json")
 
 
-def host_label(path: Path) -> str:
+def _host_label(path: Path) -> str:
     """A host's name from its file in a run folder: `10.0.0.1.trace.json.gz` is host 10.0.0.1
     (as an xplane's `10.0.0.1.xplane.pb`), not `10`."""
     name = path.name
@@ -635,7 +635,7 @@ def read_chrome(files: list[Path]) -> Trace:
     table, lock = NameTable(), threading.RLock()
     tracks, counters, warnings, args_sizes, flows = [], [], [], [], []
     for path in files:
-        host = _Host(path, None if len(files) == 1 else host_label(path))
+        host = _Host(path, None if len(files) == 1 else _host_label(path))
         host_tracks, args_size, host_flows = _tracks(host, table, lock, len(tracks))
         tracks += host_tracks
         flows += host_flows
