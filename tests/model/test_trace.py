@@ -396,6 +396,18 @@ def test_logdir_loads_newest_run_and_lists_the_others(logdir, runs):
     assert folder.event_count == older.event_count
 
 
+def test_the_summary_of_a_logdir_names_its_run_and_the_others(logdir, runs):
+    """`--summary` of a logdir said nothing of which run it read (the timeline's panel did)."""
+    from tui.model.inputs import load_workspace
+    from tui.model.summary import format_summary, summarize
+
+    summary = summarize(load_workspace([logdir]))
+    assert (summary["trace"]["run"], summary["trace"]["runs"]) == (runs[-1].name, [runs[-1].name, runs[0].name])
+    assert f"  run {runs[-1].name} (the others, newest first: {runs[0].name})" in format_summary(summary).splitlines()
+    alone = summarize(load_workspace([next(runs[0].glob("*.xplane.pb"))]))
+    assert alone["trace"]["runs"] == [] and "  run " not in format_summary(alone)
+
+
 def test_a_newest_run_that_does_not_read_is_passed_over_with_a_warning(runs, tmp_path):
     """A profiler killed while writing leaves its run cut short: the logdir opens on the newest
     run that reads and says which was passed over and why. Named, or with no run that reads,

@@ -83,7 +83,7 @@ def _trace_facts(ws: Workspace) -> dict:
     t0, t1 = trace.span
     trace.decode_all()
     facts = {"events": trace.event_count, "tracks": len(trace.tracks), "span_us": (t1 - t0) / 1000.0,
-             "lost_data": list(trace.warnings)}
+             "lost_data": list(trace.warnings), "run": trace.run, "runs": list(trace.runs)}  # a logdir's run, of its runs
     facts["devices"] = [{"name": d.name, "type": d.device_type, "peak_tflops": d.peak_teraflops_per_second,
                          "peak_hbm_gbps": d.peak_hbm_bw_gigabytes_per_second} for d in trace.devices.values()]
     devices = DeviceTime(trace)
@@ -239,6 +239,10 @@ def format_summary(summary: dict) -> str:
         lost = f"; data lost or skipped ({counted(warned, 'warning')} below)" if warned else ""
         lines.append(f"trace: {counted(trace['events'], 'event')} on {counted(trace['tracks'], 'track')}"
                      f" over {format_ns(trace['span_us'] * 1000, 4)}{lost}")
+        if trace.get("runs"):  # a logdir: which of its runs this is (the newest, unless a run folder was opened)
+            others = [run for run in trace["runs"] if run != trace["run"]]
+            lines.append(f"  run {trace['run']}" + (f" (the others, newest first: {', '.join(others[:5])}"
+                                                    f"{', …' if len(others) > 5 else ''})" if others else " (the only one)"))
         lines += _trace_lines(trace)
     for w in summary["warnings"]:
         lines.append(f"warning: {w}")
