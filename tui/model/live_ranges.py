@@ -27,6 +27,7 @@ Position = tuple[HloInstruction, Index]
 # Users that read only the top-level value of their operand (nested values pass through).
 _TOP_LEVEL_USERS = frozenset(("get-tuple-element", "copy"))
 _PASS_THROUGH_USERS = frozenset(("domain", "tuple"))
+HANDS_ON = frozenset(("bitcast", "add-dependency", "domain", "opt-barrier", "optimization-barrier"))  # their operand's values
 _FEW_OPERANDS = 16  # an instruction with more has its operands' places mapped (see _operand_slots)
 _IO_ALIAS = re.compile(r"\{([\d,\s]*)\}:\s*\((\d+),\s*\{([\d,\s]*)\}")
 
@@ -221,7 +222,7 @@ class _LiveRangeBuilder:
         op = ins.opcode
         operands = ins.operands
         indices = shape_indices(ins.shape)
-        if op in ("bitcast", "add-dependency", "domain", "opt-barrier", "optimization-barrier"):
+        if op in HANDS_ON:
             return dict(self.sets[operands[0]])
         if op == "get-tuple-element":
             k = int(ins.attr("index"))

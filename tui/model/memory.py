@@ -23,7 +23,7 @@ import numpy as np
 from tui.model.errors import InputError
 from tui.model.hlo import HloInstruction, HloModule
 from tui.model.live_ranges import (
-    LiveRanges, LiveValue, compute_live_ranges, output_aliases, shape_indices, subshape, xla_byte_size,
+    HANDS_ON, LiveRanges, LiveValue, compute_live_ranges, output_aliases, shape_indices, subshape, xla_byte_size,
 )
 from tui.model.scopes import BY_LINE, group_of, name_scope
 from tui.model.workspace import ModuleEntry
@@ -59,9 +59,6 @@ class Totals:
     temporaries_note: str = ""  # what "temporaries" means for this source
 
 
-_HANDS_ON = frozenset(("bitcast", "add-dependency", "domain", "opt-barrier", "optimization-barrier"))
-
-
 def handed_on(ins: HloInstruction, index: tuple[int, ...] = ()) -> tuple[HloInstruction, tuple[int, ...]]:
     """The op and shape index of the value at `index` of `ins` that it hands on without making
     it (through get-tuple-elements, bitcasts, the tuples they take apart and calls, whose result
@@ -69,7 +66,7 @@ def handed_on(ins: HloInstruction, index: tuple[int, ...] = ()) -> tuple[HloInst
     while ins.operands:
         if ins.opcode == "get-tuple-element":
             index, ins = (int(ins.attr("index")), *index), ins.operands[0]
-        elif ins.opcode in _HANDS_ON:
+        elif ins.opcode in HANDS_ON:
             ins = ins.operands[0]
         elif ins.opcode == "tuple" and index and index[0] < len(ins.operands):
             ins, index = ins.operands[index[0]], index[1:]
