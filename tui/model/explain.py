@@ -16,7 +16,7 @@ from pathlib import PurePath
 
 from tui.model import hlo_attrs
 from tui.model.hlo import HloInstruction
-from tui.model.shapes import ELEMENT_BITS, COMBINE, Shape, human_bytes
+from tui.model.shapes import ELEMENT_BITS, COMBINE, Shape, human_bytes, tiled_dims
 from tui.model.sharding import ShardingError, parse_replica_groups, parse_sharding, parse_source_target_pairs
 from tui.model.words import counted
 
@@ -141,18 +141,15 @@ def _leaf_rows(shape: Shape, platform: str) -> list[Row]:
 
 def padded_dims(shape: Shape) -> tuple[int, ...]:
     """Memory-order dims after the first tile level rounds the minor dims up to whole tiles (a
-    `*` in the tile folds its dim into the next more minor one first, as tiled_dims does)."""
-    dims = list(shape.physical_dims())
-    tile = shape.layout.tiles[0] if shape.layout.tiles else ()
-    dims = [1] * (len(tile) - len(dims)) + dims  # a tile of more dims than the array: the missing ones are 1
-    padded, carry = dims[: len(dims) - len(tile)], 1
-    for d, t in zip(dims[len(dims) - len(tile) :], tile):
-        if t == COMBINE:
-            carry *= d
-            continue
-        padded.append(-(-(d * carry) // t) * t)
-        carry = 1
-    return tuple(padded)
+    `*` in the tile folds its dim into the next more minor one first): tiled_dims' tile counts
+    times the tile."""
+    dims = shape.physical_dims()
+    sizes = [t for t in shape.layout.tiles[0] if t != COMBINE] if shape.layout.tiles else []
+    if not sizes:
+        return tuple(dims)
+    tiled = tiled_dims(dims, shape.layout.tiles[:1])  # the dims outside the tile, the tile counts, the tile
+    n = len(sizes)
+    return tuple(tiled[: -2 * n]) + tuple(count * size for count, size in zip(tiled[-2 * n : -n], sizes))
 
 
 def ratio_words(ratio: float) -> str:
