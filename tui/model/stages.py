@@ -11,6 +11,7 @@ of the innermost scope of it that is still there (an op XLA folded away or made 
 from __future__ import annotations
 
 import bisect
+from typing import Callable
 
 from tui.model.hlo import HloInstruction, HloModule
 
@@ -35,7 +36,7 @@ def counterpart(ins: HloInstruction, other: HloModule) -> HloInstruction | None:
                     by_stack.setdefault(full_op_name(candidate, other), []).append(candidate)
     exact = by_stack.get(stack)
     if exact:  # several ops of one name stack (every `dot_general` of a layer): the one most like `ins`
-        return _outermost(max(exact, key=lambda candidate: _likeness(ins, candidate)), other)  # (the first of equals)
+        return _outermost(max(exact, key=_likeness(ins)), other)  # (the first of equals)
     stacks = sorted(by_stack)
     parts = stack.split("/")
     for n in range(len(parts), 0, -1):
@@ -52,13 +53,13 @@ def counterpart(ins: HloInstruction, other: HloModule) -> HloInstruction | None:
 _PLUMBING = frozenset({"parameter", "constant", "tuple", "get-tuple-element", "bitcast", "copy"})
 
 
-def _likeness(ins: HloInstruction, candidate: HloInstruction) -> tuple[bool, bool, bool]:
-    """How much `candidate` looks like `ins`: made by the same line of Python, doing the same
+def _likeness(ins: HloInstruction) -> Callable[[HloInstruction], tuple[bool, bool, bool]]:
+    """How much a candidate looks like `ins`: made by the same line of Python, doing the same
     work (an opcode in common, a fusion's by what it holds: a dot fused is a dot), with the
-    same result dims."""
-    return (ins.source is not None and ins.source == candidate.source,
-            bool(_work(ins) & _work(candidate)),
-            ins.shape.dims == candidate.shape.dims)
+    same result dims (what is `ins`'s worked out once)."""
+    source, work, dims = ins.source, _work(ins), ins.shape.dims
+    return lambda candidate: (source is not None and source == candidate.source, bool(work & _work(candidate)),
+                              dims == candidate.shape.dims)
 
 
 def _work(ins: HloInstruction) -> set[str]:
