@@ -324,6 +324,13 @@ class TimelineScreen(WorkspaceScreen):
         if self._link is not None and self._link[:2] == chosen and self.app.selection.event == chosen:
             self._open_instruction()
             return
+        self._choose(track, event)
+
+    def _choose(self, track: int, event: int) -> None:
+        """Choose an event (Enter, a click, a flow followed, Backspace), the cursor put on it
+        where it is not: its stats read, then it is selected."""
+        if self.view.cursor != (track, event):
+            self.view.show_event(track, event)
         self.panel.show_info(Text(" Reading the event's stats…", style="italic"))
         self._read_event(track, event)
 
@@ -465,22 +472,17 @@ class TimelineScreen(WorkspaceScreen):
         marked = self._marked_flow_index()
         if (starts[marked] >= start) == (direction > 0):
             target = flows[marked]  # the marked one, where it is on this side
-        self.view.show_event(*target)
-        self.panel.show_info(Text(" Reading the event's stats…", style="italic"))
-        self._read_event(*target)
+        self._choose(*target)
 
     def action_back(self) -> None:
         """Backspace: the event chosen before this one (a flow followed, a search's match chosen), again."""
         chosen = self._chosen
-        if len(chosen) < 1 + (chosen[-1:] == [self.view.cursor]):  # (the one under the cursor is where it starts from)
+        earlier = chosen[:-1] if chosen[-1:] == [self.view.cursor] else chosen  # (the one under the cursor: where it starts)
+        if not earlier:
             self.notify("No earlier event: Backspace goes back through the events chosen (Enter, a click, ] or [)", timeout=3)
             return
-        if chosen[-1] == self.view.cursor:
-            chosen.pop()
-        target = chosen[-1]
-        self.view.show_event(*target)
-        self.panel.show_info(Text(" Reading the event's stats…", style="italic"))
-        self._read_event(*target)
+        del chosen[len(earlier):]
+        self._choose(*earlier[-1])
 
     def action_mark_flow(self, step: int) -> None:
         """`}` marks the chosen event's next flow, `{` its previous (round), as Perfetto's
