@@ -251,6 +251,11 @@ def _wait_for_dispatched_work(dump_dir):
         pass
 
 
+def _xla_tui_drain(after):
+    """The program that comes after all the script's work on a device (see _wait_for_dispatched_work)."""
+    return after + 1
+
+
 def _cache_unused(compilation_cache):
     """JAX's persistent compilation cache stays unused even where the script turns it back on
     (`jax.config.update("jax_enable_compilation_cache", True)` overrides the parent's
@@ -258,11 +263,6 @@ def _cache_unused(compilation_cache):
     assignment, live ranges or unoptimized module."""
     compilation_cache.is_cache_used = lambda backend: False
     compilation_cache.is_persistent_cache_enabled = lambda: False
-
-
-def _xla_tui_drain(after):
-    """The program that comes after all the script's work on a device (see _wait_for_dispatched_work)."""
-    return after + 1
 
 
 def _exit_status(e):
