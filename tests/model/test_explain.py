@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from conftest import FIXTURES, REPO, main_hlo
 
 from tui.model import explain
@@ -259,3 +261,97 @@ def test_uneven_shards_are_called_out(programs):
     assert "each device holds f32[2,4] of f32[12,4]" in words  # ceil(12 / 8) rows per device
     assert ("dim 0 (12) does not split evenly into 8: shards of 2 cover 16, 4 of it padding; "
             "2 of the 8 shards are only padding") in words
+
+
+_GROUP_MODES = """HloModule modes, replica_count=2, num_partitions=4
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+
+ENTRY e {
+  p = f32[8] parameter(0)
+  replicas_and_partitions = f32[32] all-gather(p), channel_id=1, replica_groups={{0},{1}}, dimensions={0}
+  replicas_only = f32[16] all-gather(p), replica_groups={{0,1}}, dimensions={0}
+  partitions = f32[8] all-to-all(p), channel_id=2, replica_groups={{0,1,2,3}}, dimensions={0}
+  flattened = f32[16] all-gather(p), channel_id=3, replica_groups={{0,1},{2,3},{4,5},{6,7}}, use_global_device_ids=true, dimensions={0}
+  every_replica = f32[8] all-reduce(p), replica_groups={}, to_apply=add
+  ROOT t = (f32[32], f32[16], f32[8], f32[16], f32[8]) tuple(replicas_and_partitions, replicas_only, partitions, flattened, every_replica)
+}
+"""
+
+
+def test_replica_groups_are_read_in_the_collectives_mode():
+    """XLA reads replica_groups by the op's channel_id and use_global_device_ids (its
+    CollectiveOpGroupMode): with a channel_id and no use_global_device_ids an all-gather's
+    groups are replica ids, each group gathering from every partition of its replicas; each
+    all-gather's output is its input times the devices a group, as the words say."""
+    import re
+
+    from jax._src.lib import xla_client
+
+    xla_client.hlo.hlo_module_from_text(_GROUP_MODES)  # XLA accepts every one of them
+    module = parse_hlo(_GROUP_MODES)
+    for ins in module.entry.instructions:
+        if ins.opcode != "all-gather":
+            continue
+        words = attribute(ins, "replica_groups").decoded
+        spans = re.search(r"(\d+) devices a group", words)
+        devices = int(spans.group(1)) if spans else int(re.search(r"of size (\d+)", words).group(1))
+        assert ins.shape.dims[0] == ins.operands[0].shape.dims[0] * devices, (ins.name, words)
+    assert "in each of the 4 partitions" in attribute(module.instruction("replicas_only"), "replica_groups").decoded
+    assert "partition ids" in attribute(module.instruction("partitions"), "replica_groups").decoded
+    assert attribute(module.instruction("every_replica"), "replica_groups").decoded == (
+        "each partition's 2 replicas in one group: 4 groups of size 2")
+
+
+def test_gather_scatter_and_grouped_convolutions_are_decoded():
+    """Gather's and scatter's dimension numbers, dynamic-slice's sizes, a depthwise
+    convolution's feature_group_count and a concatenate of three: each with the sizes of the
+    dims it names, which multiply out to the op's own shapes."""
+    import jax
+    import jax.numpy as jnp
+
+    def indexing(table, ids, x, kernel, updates):
+        depthwise = jax.lax.conv_general_dilated(x, kernel, (1, 1), "SAME", feature_group_count=8,
+                                                 dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        joined = jnp.concatenate([table, table, table[:3]], axis=0)
+        window = jax.lax.dynamic_slice(table, (ids[0], 0), (2, 64))
+        return table[ids], table.at[ids].add(updates), depthwise, joined, window
+
+    args = (jnp.ones((1000, 64)), jnp.arange(5), jnp.ones((2, 16, 16, 8)), jnp.ones((3, 3, 1, 8)), jnp.ones((5, 64)))
+    module = parse_hlo(jax.jit(indexing).lower(*args).as_text(dialect="hlo"))
+    ops = {ins.opcode: ins for comp in module.computations for ins in comp.instructions}
+    gather = ops["gather"]
+    words = {a.key: a.decoded for a in explain.attributes(gather)}
+    starts = int(words["index_vector_dim"].split(": ")[1].split()[0])
+    slice_shape = [int(n) for n in words["slice_sizes"].split()[3].split("x")]
+    assert starts * math.prod(slice_shape) == gather.shape.element_count  # 5 slices of 1x64 make f32[5,64]
+    assert words["collapsed_slice_dims"].startswith("operand dim 0 (size 1000)")
+    assert words["start_index_map"] == "start index entry 0 -> operand dim 0 (size 1000)"
+    scatter = {a.key: a.decoded for a in explain.attributes(ops["scatter"])}
+    assert scatter["update_window_dims"].startswith("updates dim 1 (size 64)")
+    assert scatter["inserted_window_dims"].startswith("operand dim 0 (size 1000)")
+    conv = attribute(ops["convolution"], "feature_group_count").decoded
+    assert conv.endswith("1 of the 8 features a group (depthwise)")
+    joined = attribute(ops["concatenate"], "dimensions").decoded
+    assert joined == f"joins 3 operands along dim 0: 1000 + 1000 + 3 = {ops['concatenate'].shape.dims[0]}"
+    assert ops["concatenate"].shape.dims[0] == 2003
+    assert attribute(ops["dynamic-slice"], "dynamic_slice_sizes").decoded.startswith(
+        "the slice is 2x64 of the operand's 1000x64 (1/500 of it), starting at operands 1 to 2")
+
+
+def test_a_partitioned_shard_says_the_whole_may_have_been_padded():
+    """After partitioning, f32[2,3] over 8 devices along dim 0 is one shard of at most 16 rows:
+    the whole may have been 9 to 16 rows, padded by XLA (JAX compiles f32[10,3] so)."""
+    module = parse_hlo("""HloModule part, num_partitions=8
+
+ENTRY main.0_spmd {
+  p = f32[2,3]{1,0} parameter(0), sharding={devices=[8,1]<=[8]}
+  ROOT c = f32[2,3]{1,0} copy(p), sharding={devices=[8,1]<=[8]}
+}
+""")
+    words = attribute(module.instruction("p"), "sharding").decoded
+    assert "one device's shard of f32[16,3] (or of as little as f32[9,3], padded up to it" in words

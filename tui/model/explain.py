@@ -10,6 +10,7 @@ The details screen only lays these rows out.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -161,7 +162,7 @@ def layout_words(shape: Shape) -> str:
     order = shape.layout.minor_to_major
     if not order:
         return "scalar, no order"
-    names = [f"dim {d} ({shape.dims[d]})" for d in order]
+    names = [f"dim {d} ({'<=' if shape.dynamic[d] else ''}{shape.dims[d]})" for d in order]
     default = order == tuple(reversed(range(len(order))))
     text = f"{names[0]} is contiguous"
     if len(names) > 1:
@@ -225,7 +226,7 @@ def _decode(ins: HloInstruction, key: str, raw: str, partitioned: bool) -> str:
     if key == "dimensions":
         return dimensions_words(ins, hlo_attrs.parse_int_list(raw))
     if key == "replica_groups":
-        return groups_words(parse_replica_groups(raw))
+        return groups_words(parse_replica_groups(raw), *group_mode(ins))
     if key == "source_target_pairs":
         return ", ".join(f"{a}->{b}" for a, b in parse_source_target_pairs(raw))
     if key == "sharding":
@@ -249,10 +250,97 @@ def _decode(ins: HloInstruction, key: str, raw: str, partitioned: bool) -> str:
     if key == "output_to_operand_aliasing":
         return "; ".join(f"output {{{','.join(map(str, o))}}} reuses operand {n} {{{','.join(map(str, i))}}}"
                          for o, n, i in hlo_attrs.parse_output_operand_aliasing(raw))
+    if key in _INDEXING:
+        return indexing_words(ins, key, raw)
+    if key == "feature_group_count" or key == "batch_group_count":
+        return group_count_words(ins, key, int(raw))
     if key == "dim_labels":
         labels = hlo_attrs.parse_dim_labels(raw)
         return "; ".join(f"{side}: " + ", ".join(f"{c}=dim {i}" for i, c in enumerate(text)) for side, text in labels.items())
     return ""
+
+
+def _dims(shape: Shape, dims: list[int], what: str) -> str:
+    """`operand dims 0 (size 1000), 2 (size 8)`: dims of `shape`, each with its size."""
+    if not dims:
+        return f"no {what} dims"
+    sizes = ", ".join(f"{d} (size {shape.dims[d]})" if 0 <= d < shape.rank else str(d) for d in dims)
+    return f"{what} dim{'s' if len(dims) > 1 else ''} {sizes}"
+
+
+# Gather's and scatter's dimension numbers, dynamic-slice's sizes: (operand named, its role).
+_INDEXING = {
+    "offset_dims": "output dims holding each slice's own dims (the rest count the slices)",
+    "collapsed_slice_dims": "dropped from each slice (each of size 1 in slice_sizes)",
+    "start_index_map": "",
+    "index_vector_dim": "",
+    "slice_sizes": "",
+    "operand_batching_dims": "paired one to one with the indices' batching dims",
+    "start_indices_batching_dims": "paired one to one with the operand's batching dims",
+    "update_window_dims": "each update's window (the rest count the updates)",
+    "inserted_window_dims": "not in the updates' window: each update writes one element along them",
+    "scatter_dims_to_operand_dims": "",
+    "input_batching_dims": "paired one to one with the indices' batching dims",
+    "scatter_indices_batching_dims": "paired one to one with the operand's batching dims",
+    "dynamic_slice_sizes": "",
+}
+
+
+def indexing_words(ins: HloInstruction, key: str, raw: str) -> str:
+    """Gather's and scatter's dimension numbers (and dynamic-slice's sizes) with the sizes of the
+    dims they name, in the words of XLA's operation semantics."""
+    shapes = [op.shape for op in ins.operands]
+    if not shapes or not all(s.is_array for s in shapes):
+        return ""
+    scatter = ins.opcode == "scatter"
+    indices = shapes[(len(shapes) - 1) // 2] if scatter else shapes[1] if len(shapes) > 1 else None
+    updates = shapes[-1] if scatter else None
+    operand = shapes[0]
+    if key == "index_vector_dim":
+        k = int(raw)
+        if indices is None:
+            return ""
+        if k >= indices.rank:
+            return f"past the indices' last dim: each start index is one number ({indices.element_count:,} of them)"
+        count = indices.element_count // max(indices.dims[k], 1)
+        return f"indices dim {k} (size {indices.dims[k]}) holds each start index: {count:,} start indices"
+    dims = hlo_attrs.parse_int_list(raw)
+    if key in ("start_index_map", "scatter_dims_to_operand_dims"):
+        return "; ".join(f"start index entry {i} -> operand dim {d} (size {operand.dims[d]})" for i, d in enumerate(dims)
+                         if 0 <= d < operand.rank) or "no index entries"
+    if key in ("slice_sizes", "dynamic_slice_sizes"):
+        ratio = operand.element_count / max(1, math.prod(dims))
+        text = (f"{'x'.join(map(str, dims)) or 'a scalar'} of the operand's {'x'.join(map(str, operand.dims))}"
+                + (f" (1/{ratio:,.0f} of it)" if ratio > 1 else " (all of it)"))
+        if key == "slice_sizes":
+            return "each slice is " + text
+        return f"the slice is {text}, starting at operands 1 to {len(shapes) - 1} (moved back to fit where it would run past the end)"
+    role = _INDEXING[key]
+    if key == "offset_dims":
+        return f"{_dims(ins.shape, dims, 'output')}: {role}"
+    if key == "update_window_dims":
+        return f"{_dims(updates, dims, 'updates')}: {role}" if updates is not None else ""
+    if key in ("start_indices_batching_dims", "scatter_indices_batching_dims"):
+        return f"{_dims(indices, dims, 'indices')}: {role}" if indices is not None else ""
+    return f"{_dims(operand, dims, 'operand')}: {role}"
+
+
+def group_count_words(ins: HloInstruction, key: str, count: int) -> str:
+    """A convolution's feature_group_count (grouped and depthwise convolutions) or
+    batch_group_count (their filter gradients), with the sizes it splits."""
+    if count <= 1:
+        return "no grouping"
+    labels = hlo_attrs.parse_dim_labels(ins.attrs.get("dim_labels", ""))
+    lhs = ins.operands[0].shape if ins.operands else None
+    letter = "f" if key == "feature_group_count" else "b"
+    size = lhs.dims[labels["lhs"].index(letter)] if labels and lhs is not None and lhs.is_array and letter in labels["lhs"] else None
+    if key == "feature_group_count":
+        text = f"the input features split into {count} groups, each convolved with its own kernels"
+        if size is not None:
+            text += f": {size // count} of the {size} features a group" + (" (depthwise)" if size == count else "")
+        return text
+    text = f"the batch split into {count} groups, each making its own output features"
+    return text + (f": {size // count} of the {size} batch a group" if size is not None else "")
 
 
 def window_words(window: dict) -> str:
@@ -277,9 +365,14 @@ def dimensions_words(ins: HloInstruction, dims: list[int]) -> str:
         return ", ".join(f"operand dim {i} -> output dim {d}" for i, d in enumerate(dims)) or "scalar broadcast to every element"
     if opcode == "transpose":
         return ", ".join(f"output dim {i} = operand dim {d}" for i, d in enumerate(dims))
-    if opcode in ("reduce", "reduce-window", "reverse", "sort", "all-gather", "reduce-scatter", "all-to-all",
-                  "concatenate") and operand is not None and operand.is_array:
-        verb = {"reduce": "reduces", "reverse": "reverses", "sort": "sorts along", "concatenate": "joins along",
+    if opcode == "concatenate" and ins.shape.is_array and dims and dims[0] < ins.shape.rank:
+        d = dims[0]
+        sizes = [op.shape.dims[d] for op in ins.operands if op.shape.is_array and d < op.shape.rank]
+        shown = " + ".join(map(str, sizes[:8])) + (f" + … ({len(sizes) - 8} more)" if len(sizes) > 8 else "")
+        return f"joins {counted(len(ins.operands), 'operand')} along dim {d}: {shown} = {ins.shape.dims[d]}"
+    if opcode in ("reduce", "reduce-window", "reverse", "sort", "all-gather", "reduce-scatter", "all-to-all"
+                  ) and operand is not None and operand.is_array:
+        verb = {"reduce": "reduces", "reverse": "reverses", "sort": "sorts along",
                 "all-gather": "gathers along", "reduce-scatter": "scatters along", "all-to-all": "exchanges along"}.get(opcode, "over")
         return f"{verb} " + ", ".join(f"dim {d} (size {operand.dims[d]})" for d in dims if d < operand.rank)
     return ""
@@ -306,14 +399,53 @@ def _members(group: list[int], longest: int = 16) -> str:
     return ",".join(parts)
 
 
-def groups_words(groups: list[list[int]]) -> str:
+# How a collective's replica_groups name devices (XLA's CollectiveOpGroupMode).
+CROSS_REPLICA = "cross-replica"  # replica ids, within each partition (no channel_id)
+CROSS_PARTITION = "cross-partition"  # partition ids, within each replica (channel_id, an op without use_global_device_ids)
+CROSS_REPLICA_AND_PARTITION = "cross-replica-and-partition"  # replica ids, each with all its partitions
+FLATTENED = "flattened"  # global device ids (use_global_device_ids=true)
+_GLOBAL_IDS_OPS = frozenset(("all-reduce", "all-reduce-start", "all-gather", "all-gather-start", "reduce-scatter"))
+
+
+def group_mode(ins: HloInstruction) -> tuple[str, int, int]:
+    """(mode, replicas, partitions): how `ins`'s replica_groups are read, from its channel_id
+    and use_global_device_ids and the module's replica_count and num_partitions."""
+    attrs = ins.computation.module.attributes
+    replicas = int(attrs.get("replica_count", "1") or 1)
+    partitions = int(attrs.get("num_partitions", "1") or 1)
+    if "channel_id" not in ins.attrs:
+        mode = CROSS_REPLICA
+    elif ins.opcode not in _GLOBAL_IDS_OPS:
+        mode = CROSS_PARTITION
+    else:
+        mode = FLATTENED if ins.attrs.get("use_global_device_ids") == "true" else CROSS_REPLICA_AND_PARTITION
+    return mode, replicas, partitions
+
+
+def groups_words(groups: list[list[int]], mode: str = FLATTENED, replicas: int = 1, partitions: int = 1) -> str:
+    """The groups as XLA reads them in `mode` (see group_mode): the ids are devices only where the
+    mode says so; otherwise what each group spans across the module's replicas and partitions."""
     if not groups:
-        return "one group of all devices"
+        whole = {CROSS_REPLICA: ("replica", replicas), CROSS_PARTITION: ("partition", partitions)}.get(mode)
+        if whole is None or replicas * partitions == 1 or whole[1] == replicas * partitions:
+            return "one group of all devices"
+        other = "partition" if whole[0] == "replica" else "replica"
+        return (f"each {other}'s {whole[1]} {whole[0]}s in one group: "
+                f"{counted(replicas * partitions // whole[1], 'group')} of size {whole[1]}")
     sizes = {len(g) for g in groups}
     size = f"size {sizes.pop()}" if len(sizes) == 1 else "sizes " + ", ".join(str(len(g)) for g in groups)
     shown = " ".join("{" + _members(g) + "}" for g in groups[:16])
     more = f" ... ({len(groups) - 16} more)" if len(groups) > 16 else ""
-    return f"{counted(len(groups), 'group')} of {size}: {shown}{more}"
+    text = f"{counted(len(groups), 'group')} of {size}: {shown}{more}"
+    if mode == CROSS_REPLICA and partitions > 1:
+        return f"{text} (replica ids: {counted(len(groups) * partitions, 'group')} in all, these in each of the {partitions} partitions)"
+    if mode == CROSS_PARTITION and replicas > 1:
+        return f"{text} (partition ids: {counted(len(groups) * replicas, 'group')} in all, these in each of the {replicas} replicas)"
+    if mode == CROSS_REPLICA_AND_PARTITION and partitions > 1:
+        spans = ", ".join(sorted({str(len(g) * partitions) for g in groups}, key=int))
+        return (f"{text} (replica ids, each group with all {partitions} partitions of its replicas: "
+                f"{spans} devices a group; channel_id without use_global_device_ids)")
+    return text
 
 
 def sharding_words(ins: HloInstruction, raw: str, partitioned: bool) -> str:
@@ -327,8 +459,11 @@ def sharding_words(ins: HloInstruction, raw: str, partitioned: bool) -> str:
             dims = ins.shape.dims
             if partitioned:
                 whole = [d * t for d, t in zip(dims, sharding.data_tile_dims)]
+                least = [(d - 1) * t + 1 for d, t in zip(dims, sharding.data_tile_dims)]
                 lines.append(f"this module is partitioned: {ins.shape.dims_text()} is one device's shard of "
-                             f"{ins.shape.dtype}[{','.join(map(str, whole))}]")
+                             f"{ins.shape.dtype}[{','.join(map(str, whole))}]"
+                             + (f" (or of as little as {ins.shape.dtype}[{','.join(map(str, least))}], padded up to it:"
+                                " XLA pads a dim that does not split evenly)" if least != whole else ""))
             else:
                 shard = sharding.shard_shape(dims)
                 lines.append(f"each device holds {ins.shape.dtype}[{','.join(map(str, shard))}] "
@@ -338,7 +473,7 @@ def sharding_words(ins: HloInstruction, raw: str, partitioned: bool) -> str:
                         empty = tiles - -(-size // part) if part else tiles
                         lines.append(f"dim {axis} ({size}) does not split evenly into {tiles}: shards of {part} cover "
                                      f"{part * tiles}, {part * tiles - size} of it padding"
-                                     + (f"; {empty} of the {tiles} shards are only padding" if empty else ""))
+                                     + (f"; {empty} of the {tiles} shards {'is' if empty == 1 else 'are'} only padding" if empty else ""))
     return "\n".join(lines)
 
 
