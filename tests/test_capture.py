@@ -67,6 +67,7 @@ TWO_PROGRAMS_SCRIPT = textwrap.dedent(
     def again(x):  # compiled at two shapes: two programs of one module name
         return jnp.sin(x @ x)
 
+    again.lower(jnp.ones((128, 128))).compile()  # a third program of the name, compiled and never run
     a, b = jnp.ones((256, 256)), jnp.ones((8, 8))
     for _ in range(5):
         big(a).block_until_ready()
@@ -248,9 +249,13 @@ def test_a_cpu_ops_time_is_its_own_programs_where_programs_share_op_names(captur
             assert links.occurrences(modules[module].instruction(name)).count == runs
         own = sum(row.total_ns for row in top_ops(ws) if row.program and row.program.startswith(module))
         assert links.step_ns()[0] == own
-    agains = sorted((entry for entry in ws.modules if entry.name == "jit_again"), key=lambda entry: entry.label)
-    assert len(agains) == 2
-    # the program that ran most opens: big (5 runs), not `again` (6 calls, but 2 and 4 of two programs)
+    agains = [entry for entry in ws.modules if entry.name == "jit_again"]
+    assert len(agains) == 3
+    never_ran = [entry for entry in agains if program_ran(trace, program_of(entry)) is None]
+    assert [entry.load().entry.parameters[0].shape.dims for entry in never_ran] == [(128, 128)]
+    agains = sorted((entry for entry in agains if entry not in never_ran), key=lambda entry: entry.label)
+    # the program that ran most opens: big (5 runs), not `again` (6 calls, but 2 and 4 of two
+    # programs, and none of the third, compiled ahead)
     assert ws.main.name == "jit_big"
     for entry, runs in zip(agains, (2, 4)):  # each program's own runs, by its id in the ops' stats
         program = program_ran(trace, program_of(entry))

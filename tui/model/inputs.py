@@ -284,7 +284,7 @@ def _tied_runs_by_time(modules: list[ModuleEntry], trace, runs: dict[str, Runs])
 def _runs_by_label(modules: list[ModuleEntry], trace, runs: dict[str, Runs]) -> dict[str, Runs]:
     """Each module's runs: its name's (module_runs), or where modules share a name (a function
     compiled for two shapes: 20 train steps and one eval batch), its own program's, where the
-    profile tells their programs apart (main_module.program_runs)."""
+    profile tells their programs apart (main_module.program_runs; one it has no runs of ran none)."""
     by_label = {m.label: runs[m.name] for m in modules if m.name in runs}
     names = [m.name for m in modules if m.name in runs]
     shared = {name for name in names if names.count(name) > 1}
@@ -293,8 +293,8 @@ def _runs_by_label(modules: list[ModuleEntry], trace, runs: dict[str, Runs]) -> 
         from tui.model.main_module import program_runs
 
         counts = program_runs(trace)
+        told_apart = {m.name for m in modules if m.name in shared and (program_of(m) or "") in counts}
         for m in modules:
-            count = counts.get(program_of(m) or "") if m.name in shared else None
-            if count is not None:
-                by_label[m.label] = Runs(count, 0)
+            if m.name in told_apart:  # a program of the name that never ran (compiled ahead) ran 0 times
+                by_label[m.label] = Runs(counts.get(program_of(m) or "", 0), 0)
     return by_label
