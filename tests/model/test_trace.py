@@ -408,6 +408,29 @@ def test_the_summary_of_a_logdir_names_its_run_and_the_others(logdir, runs):
     assert alone["trace"]["runs"] == [] and "  run " not in format_summary(alone)
 
 
+def test_a_logdirs_own_json_files_and_nested_logdirs(runs, tmp_path):
+    """A logdir's top often holds a config.json or metrics.json: its run is still the newest
+    under plugins/profile (the JSON refused the logdir, or was read as the trace). TensorBoard's
+    nested logdirs (`train/`, `eval/`) are runs named by their folder."""
+    import shutil
+
+    logdir = tmp_path / "logdir"
+    for run in runs:
+        shutil.copytree(run, logdir / "plugins" / "profile" / run.name)
+    (logdir / "config.json").write_text('{"lr": 0.1}')
+    (logdir / "metrics.json").write_text('{"traceEvents": [{"ph": "X", "pid": 1, "tid": 1, "name": "a", "ts": 0, "dur": 1}]}')
+    trace = load_trace(logdir)
+    assert (trace.run, trace.runs) == (runs[-1].name, [runs[-1].name, runs[0].name])
+    assert trace.event_count == load_trace(runs[-1]).event_count and trace.source == "xplane"
+    nested = tmp_path / "nested"
+    for part, run in zip(("eval", "train"), runs):
+        shutil.copytree(run, nested / part / "plugins" / "profile" / run.name)
+    (nested / "hparams.json").write_text("{}")
+    trace = load_trace(nested)
+    assert (trace.run, trace.runs) == (f"train/{runs[-1].name}", [f"train/{runs[-1].name}", f"eval/{runs[0].name}"])
+    assert load_trace(nested, run=f"eval/{runs[0].name}").event_count == load_trace(runs[0]).event_count
+
+
 def test_a_newest_run_that_does_not_read_is_passed_over_with_a_warning(runs, tmp_path):
     """A profiler killed while writing leaves its run cut short: the logdir opens on the newest
     run that reads and says which was passed over and why. Named, or with no run that reads,

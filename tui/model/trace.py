@@ -726,14 +726,53 @@ def _profile_files(run: Path) -> list[Path]:
     return per_host or sorted(p for p in run.glob("*.json*") if _is_json(p))
 
 
-def _runs(logdir: Path) -> tuple[Path, list[Path]]:
-    """(folder holding the runs, runs newest first) for a logdir, its plugins/profile or a run."""
-    for base in (logdir / "plugins" / "profile", logdir):
-        runs = [p for p in base.iterdir() if p.is_dir() and _profile_files(p)] if base.is_dir() else []
-        if runs:
-            runs.sort(key=lambda p: (p.name, p.stat().st_mtime), reverse=True)
-            return base, runs
-    return logdir, []
+def _runs(logdir: Path) -> list[tuple[str, Path]]:
+    """A logdir's runs, newest first, each (its name, its folder): those in its plugins/profile;
+    else every folder under it that holds profile files (the runs of logdirs nested in it,
+    TensorBoard's `train/` and `eval/`, named `train/<run>`); else none."""
+    runs = _runs_in(logdir / "plugins" / "profile")
+    if runs:
+        return runs
+    return _newest_first([(_run_name(logdir, p), p) for p in _folders_under(logdir) if _profile_files(p)])
+
+
+def _runs_in(folder: Path) -> list[tuple[str, Path]]:
+    """The run folders in `folder` (a logdir's plugins/profile), newest first."""
+    return _newest_first([(p.name, p) for p in folder.iterdir() if p.is_dir() and _profile_files(p)] if folder.is_dir() else [])
+
+
+def _newest_first(runs: list[tuple[str, Path]]) -> list[tuple[str, Path]]:
+    """By name (the profiler names runs by time), then by time written."""
+    return sorted(runs, key=lambda run: (run[1].name, run[1].stat().st_mtime, run[0]), reverse=True)
+
+
+_MOST_FOLDERS = 2000  # looked into for runs under a logdir (a home folder given by mistake ends there)
+
+
+def _folders_under(folder: Path, depth: int = 6) -> list[Path]:
+    """Folders below `folder` (not itself), `depth` deep at most, hidden ones left out."""
+    found: list[Path] = []
+    level = [folder]
+    for _ in range(depth):
+        below = []
+        for parent in level:
+            try:
+                below += sorted(p for p in parent.iterdir() if p.is_dir() and not p.name.startswith(".") and not p.is_symlink())
+            except OSError:
+                continue
+            if len(found) + len(below) > _MOST_FOLDERS:
+                return found + below[: _MOST_FOLDERS - len(found)]
+        found += below
+        level = below
+    return found
+
+
+def _run_name(logdir: Path, run: Path) -> str:
+    """`<run>`, or `train/<run>` for a run of a logdir nested in `logdir`."""
+    parts = run.relative_to(logdir).parts
+    if len(parts) >= 3 and parts[-3:-1] == ("plugins", "profile"):
+        parts = parts[:-3] + parts[-1:]
+    return "/".join(parts)
 
 
 def _resolve(path: Path, run: str | None) -> tuple[list[tuple[str | None, list[Path]]], list[str]]:
@@ -746,19 +785,21 @@ def _resolve(path: Path, run: str | None) -> tuple[list[tuple[str | None, list[P
         if not path.is_file():
             raise InputError(path, NOT_A_FILE)
         return [(None, [path])], []
-    files = _profile_files(path)
+    files = [] if (path / "plugins" / "profile").is_dir() else _profile_files(path)  # a logdir's own files are not its run
+    if files and not any(f.name.endswith((_XPLANE, "trace.json", "trace.json.gz")) for f in files) and _runs(path):
+        files = []  # JSON of another name (a config.json) beside runs further down: the runs are the profile
     if files and run is None:  # a run folder: the other runs are its siblings
-        siblings = [r.name for r in _runs(path.parent)[1]] if path.parent.name == "profile" else []
+        siblings = [name for name, _ in _runs_in(path.parent)] if path.parent.name == "profile" else []
         return [(path.name if siblings else None, files)], siblings
-    _, runs = _runs(path)
+    runs = _runs(path)
     if not runs:
         raise InputError(path, "no profile here: expected *.xplane.pb, a trace JSON or plugins/profile/<run>/")
-    names = [r.name for r in runs]
+    names = [name for name, _ in runs]
     if run is None:
-        return [(r.name, _profile_files(r)) for r in runs], names
+        return [(name, _profile_files(folder)) for name, folder in runs], names
     if run in names:
-        chosen = runs[names.index(run)]
-        return [(chosen.name, _profile_files(chosen))], names
+        chosen = runs[names.index(run)][1]
+        return [(run, _profile_files(chosen))], names
     raise InputError(path, f"no run {run!r}; runs: {', '.join(names)}")
 
 
