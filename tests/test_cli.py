@@ -236,6 +236,11 @@ def test_bad_inputs_get_one_clear_line(tmp_path):
                     "train.py", "--profile goes with an HLO, dump or capture TARGET")
     (tmp_path / "folder.py").mkdir()
     _one_line_error(run("--summary", str(tmp_path / "folder.py")), "folder.py", "is a folder, not a script")
+    (tmp_path / "UPPER.PY").mkdir()  # a script by its suffix in any case, as Python runs it
+    _one_line_error(run("--summary", str(tmp_path / "UPPER.PY")), "UPPER.PY", "is a folder, not a script")
+    # an empty path is the folder xla-tui runs in (any config.json there was read as the trace)
+    _one_line_error(run("--summary", ""), "an empty path given")
+    _one_line_error(run("--summary", str(FIXTURES / "mlp.hlo"), "--profile", ""), "an empty path given to --profile")
 
 
 def test_odd_inputs_inside_folders_and_odd_values_get_one_clear_line(tmp_path):

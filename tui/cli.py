@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 
 USAGE = "xla-tui [OPTIONS] TARGET [SCRIPT_ARGS...]"
@@ -89,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
 
     capture = None
     try:
+        if "" in (args.target, *args.profile):  # Path("") is the folder xla-tui runs in: not what was meant
+            raise InputError(None, "an empty path given" + (" to --profile" if "" in args.profile else "") + ": name a file or folder")
         if not args.summary and not is_terminal():
             return _no_terminal(args)
         _check_profiles(args.profile)
@@ -127,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         if capture is not None:
             capture.cleanup()
             if not capture.temporary:
-                print(f"xla-tui: the capture is saved in {capture.folder}; reopen it with `xla-tui {capture.folder}`",
+                print(f"xla-tui: the capture is saved in {capture.folder}; reopen it with `xla-tui {shlex.quote(str(capture.folder))}`",
                       file=sys.stderr)
 
 
@@ -199,7 +202,7 @@ def _end_cleanly_on_hangup(app=None) -> None:
 
 
 def _is_script(target: str) -> bool:
-    return target.endswith(".py")
+    return target.lower().endswith(".py")
 
 
 _VALUED = ("--main", "--profile", "--save", "--profile-seconds")  # options that take the next word
