@@ -592,6 +592,36 @@ def transformer_inputs():
     return transformer, (params, *transformer.make_batch(rng))
 
 
+def test_a_donated_steps_peak_is_given_with_shared_memory_counted_once():
+    """XLA's live-range file counts a donated parameter and the output written over it as two
+    buffers, and its peak is then more than everything the program holds at all (its
+    memory_analysis: arguments, outputs, temporaries, less what is aliased). The peak is still
+    XLA's; beside it, the curve's maximum with that memory counted once, which is not."""
+    import jax
+    import jax.numpy as jnp
+
+    import tui
+    from tui.model.memory import peak_memory
+    from tui.model.summary import format_summary, summarize
+
+    def step(params, x):
+        grad = jax.grad(lambda w: jnp.sum(jnp.tanh(x @ w + params["b"])))(params["w"])
+        return {"w": params["w"] - 0.1 * grad, "b": params["b"]}
+
+    params, x = {"w": jnp.ones((128, 128)), "b": jnp.ones((128,))}, jnp.ones((64, 128))
+    ws = tui.capture(jax.jit(step, donate_argnums=0), params, x)
+    memory = ws.main.compiled_stats["memory_analysis"]
+    held = (memory["argument_size_in_bytes"] + memory["output_size_in_bytes"] - memory["alias_size_in_bytes"]
+            + memory["temp_size_in_bytes"])
+    peak = peak_memory(ws.main)
+    assert peak.source == "XLA live-range file" and memory["alias_size_in_bytes"] > 0
+    assert peak.bytes > held >= peak.shared_once > 0
+    summary = summarize(ws)
+    row = next(m for m in summary["modules"] if m["label"] == ws.main.label)
+    assert row["peak_shared_once_bytes"] == peak.shared_once
+    assert "counted once" in format_summary(summary)
+
+
 def test_capture_a_jitted_function_with_profile(transformer_inputs):
     import jax
 

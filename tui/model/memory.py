@@ -45,6 +45,8 @@ class Peak:
     time: int | None = None  # program point
     by_space: dict[str, int] = field(default_factory=dict)  # space_name -> MemoryProfile.most_by_space
     skipped: list[str] = field(default_factory=list)  # MemoryProfile.skipped
+    shared_once: int | None = None  # the curve's maximum, where memory that values share (a donated
+    # parameter and the output written over it, a loop's carry) makes it lower than XLA's peak
 
 
 @dataclass(frozen=True)
@@ -585,7 +587,9 @@ def peak_memory(entry: ModuleEntry) -> Peak | None:
         profile = None
     if profile is not None:
         by_space = {space_name(space): most for space, most in profile.most_by_space().items()}
-        return Peak(profile.peak_bytes, profile.source, profile.peak_buffers(), profile.peak_time, by_space, profile.skipped)
+        shared = len(profile._shared_memory_overlaps[0]) and profile.max_bytes < profile.peak_bytes
+        return Peak(profile.peak_bytes, profile.source, profile.peak_buffers(), profile.peak_time, by_space, profile.skipped,
+                    profile.max_bytes if shared else None)
     stats = entry.compiled_stats.get("memory_analysis")
     if stats:
         total = (stats.get("argument_size_in_bytes", 0) + stats.get("output_size_in_bytes", 0)

@@ -35,7 +35,7 @@ def summarize(ws: Workspace) -> dict:
     for entry in ws.modules:
         row = {"name": entry.name, "label": entry.label, "file": str(entry.path), "stage": entry.stage,
                "computations": None, "instructions": None, "peak_memory_bytes": None, "peak_memory_source": None,
-               "peak_memory_by_space": None, "scheduled": None}
+               "peak_memory_by_space": None, "peak_shared_once_bytes": None, "scheduled": None}
         try:
             hlo = entry.load()
         except InputError as e:
@@ -49,6 +49,7 @@ def summarize(ws: Workspace) -> dict:
         if peak is not None:
             row["peak_memory_bytes"], row["peak_memory_source"] = peak.bytes, peak.source
             row["peak_memory_by_space"] = peak.by_space or None
+            row["peak_shared_once_bytes"] = peak.shared_once
             warnings += peak.skipped
         modules.append(row)
     trace = _trace_facts(ws) if ws.trace is not None else None
@@ -222,7 +223,10 @@ def format_summary(summary: dict) -> str:
             if m["instructions"] is None:
                 lines.append(f" {mark} {m['label']}: not loaded")
                 continue
-            peak = (f"peak {human_bytes(m['peak_memory_bytes'])} ({m['peak_memory_source']})"
+            shared = m.get("peak_shared_once_bytes")
+            peak = (f"peak {human_bytes(m['peak_memory_bytes'])} ({m['peak_memory_source']}"
+                    + (f"; {human_bytes(shared)} with memory two values share (donation, a loop's carry) counted once"
+                       if shared else "") + ")"
                     if m["peak_memory_bytes"] is not None
                     else "peak unknown (not scheduled: no program order yet)" if not m["scheduled"]
                     else "peak unknown")
