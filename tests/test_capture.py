@@ -388,6 +388,8 @@ def test_a_scripts_own_subprocesses_do_not_dump_into_the_capture(tmp_path):
         """))
     (tmp_path / "spawner.py").write_text(textwrap.dedent("""
         import os, subprocess, sys
+        # a worker started before the script's own JAX starts (it dumped into the capture then)
+        subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "worker.py")], check=True)
         import jax, jax.numpy as jnp
         def parent_fn(x):
             return jnp.tanh(x @ x)
@@ -399,10 +401,40 @@ def test_a_scripts_own_subprocesses_do_not_dump_into_the_capture(tmp_path):
     env = dict(os.environ, XLA_FLAGS="--xla_cpu_use_thunk_runtime=true")
     run = xla_tui("--summary", "--json", "--save", str(saved), str(tmp_path / "spawner.py"), env=env)
     assert run.returncode == 0, run.stderr[-2000:]
-    assert "WORKER 768.0 --xla_cpu_use_thunk_runtime=true" in run.stderr  # the user's flags, not ours
+    assert run.stderr.count("WORKER 768.0 --xla_cpu_use_thunk_runtime=true") == 2  # the user's flags, not ours
     names = [m["name"] for m in summary_of(run)["modules"]]
     assert names.count("jit_parent_fn") == 2 and "jit_worker_fn" not in names
     assert not [path for path in (saved / "dump").iterdir() if "worker_fn" in path.name]
+
+
+def test_a_scripts_threads_and_exit_handlers_run_as_under_python(tmp_path):
+    """Python waits for a script's threads before it exits: their work is in the profile (a
+    thread still running lost all of it). `__main__` stays the script's module to the end: an
+    exit handler that pickles one of its classes failed (`attribute lookup on __main__`)."""
+    (tmp_path / "threads.py").write_text(textwrap.dedent("""
+        import atexit, pickle, threading, time
+        import jax, jax.numpy as jnp
+
+        class Checkpoint:
+            pass
+
+        def later():
+            time.sleep(0.5)
+            late = jax.jit(lambda x: jnp.cos(x) * 3)
+            for _ in range(5):
+                late(jnp.ones(64)).block_until_ready()
+            print("THREAD", len(pickle.dumps(Checkpoint())) > 0, flush=True)
+
+        atexit.register(lambda: print("ATEXIT", len(pickle.dumps(Checkpoint())) > 0, flush=True))
+        threading.Thread(target=later).start()
+        jax.jit(lambda x: x + 1)(jnp.ones(8)).block_until_ready()
+        """))
+    run = xla_tui("--summary", "--json", str(tmp_path / "threads.py"))
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "THREAD True" in run.stderr and "ATEXIT True" in run.stderr, run.stderr[-2000:]
+    summary = summary_of(run)
+    counts = {(row["program"], row["name"]): row["count"] for row in summary["trace"]["top_ops"]}
+    assert 5 in counts.values(), counts  # the thread's five runs, after the script's body had ended
 
 
 def test_a_script_runs_as_under_python(tmp_path):

@@ -85,8 +85,9 @@ def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] 
                    profile_seconds: float | None = None, stdout_to_stderr: bool = False) -> CaptureResult:
     """Run `python script args...` with dumps (and a profile) going to a capture folder.
 
-    The child gets this interpreter, the current directory and environment, with our flags
-    appended to `XLA_FLAGS`; with `stdout_to_stderr`, what it prints goes to our stderr (our
+    The child gets this interpreter, the current directory and environment, and appends our
+    flags to `XLA_FLAGS` only as its JAX starts a backend (a process the script starts before
+    that would inherit them, and dump into the capture); with `stdout_to_stderr`, what it prints goes to our stderr (our
     stdout is for a JSON summary). Returns once the script has ended, however it ended.
     """
     script = Path(script)
@@ -101,8 +102,7 @@ def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] 
         "profile_seconds": profile_seconds,
         "result": str((folder / CHILD_RESULT).resolve()),
     }
-    env = dict(os.environ)
-    env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {flags}".strip()
+    env = dict(os.environ)  # our flags are not in it: the child adds them as its JAX starts, see capture_child
     yours = DUMP_TO.findall(os.environ.get("XLA_FLAGS", ""))
     env["JAX_ENABLE_COMPILATION_CACHE"] = "false"  # a persistent cache hit compiles nothing: XLA would dump only the text
     started = datetime.now(timezone.utc)
@@ -132,7 +132,7 @@ def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] 
         profile_note=result.get("profile_note") or _missing_profile(profile, folder / "profile", result),
         notes=[f"XLA_FLAGS' own {flag} was overridden: the modules are in the capture's dump folder" for flag in yours[-1:]]
         + result.get("notes", []),
-        xla_flags=env["XLA_FLAGS"],
+        xla_flags=f"{env.get('XLA_FLAGS', '')} {flags}".strip(),
     )
     return CaptureResult(folder, status, temporary, manifest)
 

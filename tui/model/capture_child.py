@@ -6,7 +6,7 @@ its own `sys.argv`, `sys.path[0]`, `__name__ == "__main__"` and environment. Two
 for JAX to be imported:
 
 - just before JAX starts a backend (when XLA reads `XLA_FLAGS`), our dump flags are appended
-  again, because a script may have replaced `XLA_FLAGS` after we set it;
+  to the script's (not before: a process the script starts earlier would inherit them);
 - once the backends exist (XLA has read its flags), ours leave `XLA_FLAGS`, so that the
   script's own subprocesses do not dump into the capture, and the profiler starts; it stops
   when the script ends (once the work it dispatched has run), or earlier when the script
@@ -205,6 +205,10 @@ class _Capture:
             sys.excepthook(type(e), e, e.__traceback__)
             status = 130 if isinstance(e, KeyboardInterrupt) else 1
         finally:
+            try:
+                _join_script_threads()
+            except KeyboardInterrupt:  # Ctrl-C while a thread runs on, as python takes it at exit
+                status = 130
             if self._profiling:
                 _wait_for_dispatched_work(self.dump_dir)
             self.stop_profile()
@@ -298,12 +302,23 @@ def _run_as_main(path):
     module = types.ModuleType("__main__")
     module.__dict__.update(__file__=path, __cached__=None, __builtins__=builtins,
                            __loader__=importlib.machinery.SourceFileLoader("__main__", path))
-    saved = sys.modules.get("__main__")
-    sys.modules["__main__"] = module
-    try:
-        exec(code, module.__dict__)
-    finally:
-        sys.modules["__main__"] = saved
+    sys.modules["__main__"] = module  # to the end, as under python: its threads and atexit handlers pickle its classes
+    exec(code, module.__dict__)
+
+
+def _join_script_threads():
+    """Wait for the threads the script left running, as Python does before it exits (their work
+    belongs in the profile): every thread not a daemon, but the workers of thread pools, which
+    Python stops at exit instead (they would wait for work for ever)."""
+    from concurrent.futures import thread as pool
+
+    while True:
+        left = [t for t in threading.enumerate() if t is not threading.current_thread() and not t.daemon
+                and t not in pool._threads_queues]
+        if not left:
+            return
+        for t in left:
+            t.join()
 
 
 def main(config_json, script, args):
