@@ -437,6 +437,26 @@ def test_a_scripts_threads_and_exit_handlers_run_as_under_python(tmp_path):
     assert 5 in counts.values(), counts  # the thread's five runs, after the script's body had ended
 
 
+def test_the_program_that_waits_for_a_scripts_work_is_not_the_scripts(tmp_path):
+    """The capture runs a tiny program on each device after the script's work, to wait for
+    it: its runs were in the op tables and the program list (8 of 13 programs, on 8 devices)."""
+    (tmp_path / "dropped.py").write_text(textwrap.dedent("""
+        import jax, jax.numpy as jnp
+        jax.config.update("jax_num_cpu_devices", 8)
+        w = jax.random.normal(jax.random.key(0), (256, 256))
+        x = jax.random.uniform(jax.random.key(1), (256, 256))
+        step = jax.jit(lambda w, x: w - 0.01 * jnp.tanh(x @ w))
+        for _ in range(30):
+            step(w, x)  # results dropped: waited for by the capture's program
+        """))
+    run = xla_tui("--summary", "--json", str(tmp_path / "dropped.py"))
+    assert run.returncode == 0, run.stderr[-2000:]
+    trace = summary_of(run)["trace"]
+    programs = [row["name"] or "" for row in trace["programs"]]
+    assert any(name.startswith("jit__lambda") for name in programs) and not [name for name in programs if "drain" in name]
+    assert not [row for row in trace["top_ops"] if "drain" in row["program"]]
+
+
 def test_a_script_runs_as_under_python(tmp_path):
     """Saved into a folder with a space (XLA dumped into the folder named by its first word, and
     the capture had no module); its `__file__` absolute after a chdir, its argv[0] as typed (it

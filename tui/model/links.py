@@ -882,8 +882,13 @@ def _op_profile_inputs(ws: Workspace) -> tuple:
     return id(ws.trace), tuple(entry.label for entry in ws.modules if entry.loaded)
 
 
+# The program a capture runs after the script's work to wait for it (capture_child's
+# _xla_tui_drain): in the profile, but not the user's.
+CAPTURE_DRAIN = "jit__xla_tui_drain"
+
+
 def _op_profile(ws: Workspace) -> OpProfile:
-    rows = top_ops(ws)
+    rows = [row for row in top_ops(ws) if not row.program or module_name(row.program) != CAPTURE_DRAIN]
     tuning = is_autotuning(rows)
     ops = [row for row, trial in zip(rows, tuning) if not trial]
     instructions = op_instructions(ws, ops)
