@@ -4,6 +4,8 @@ time window, the cursor and the shared selection, checked against the trace mode
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from conftest import FIXTURES, screen_text
@@ -444,6 +446,28 @@ async def test_a_tpu_profile_alone_opens_its_ops_instructions(corpus):
         assert len(shown[1]) == len(found) == 400  # 4 chips x 100 steps: every run, and only those
 
 
+async def test_an_async_copys_wait_gets_no_rate_in_its_details(corpus):
+    """A TPU copy-done's event times the wait for the copy, not the copy: its details gave its
+    5 GB over that wait as 62 GB/s, where the op tables give it no rate. A fusion's run keeps
+    its rate."""
+    app = XlaTuiApp(corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+
+        async def rate_of(name: str) -> str:
+            tracks, found = trace.search(name)
+            k, i = next((k, i) for k, i in zip(tracks.tolist(), found.tolist())
+                        if trace.tracks[k].name == "XLA Ops" and trace.tracks[k].event_name(i) == name)
+            view.show_event(k, i)
+            await pilot.press("enter")
+            await settle(pilot)
+            return {key: value for key, value, _ in app.screen.panel.details}["this run"]
+
+        assert (await rate_of("copy-done.4")).startswith("no rate")
+        assert (await rate_of("broadcast_add_fusion.1")).endswith("B/s")
+
+
 async def test_search_steps_through_matches_in_time_order():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:
@@ -802,6 +826,43 @@ async def test_a_range_dragged_across_rows_counts_their_tracks_only():
         await pilot.press("escape")
         await settle(pilot)
         assert view.marked is None and view.marked_tracks is None and app.selection.time_range is None
+
+
+async def test_a_range_over_a_gpus_rows_counts_its_kernels_once():
+    """A GPU's derived lines (XLA Modules, XLA Ops, name scopes, source lines) are its kernels
+    again: a range swept over its rows counted each kernel three or four times (1,049 events
+    where the stream has 276). The file's tracks are counted, as with the range on one row."""
+    app = XlaTuiApp(FIXTURES / "gpu" / "gpu.xplane.pb", FIXTURES / "gpu")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace = view.trace
+        gpu = next(i for i, row in enumerate(view.rows) if row.kind == "group" and row.group.startswith("/device:GPU"))
+        await move_to_row(pilot, view, gpu)
+        await pilot.press("c")  # the GPU's rows in one
+        await pilot.press("up", *["shift+right"] * 40, "shift+down")
+        await settle(pilot)
+        marked = [trace.tracks[k] for k in view.marked_tracks]
+        assert any(track.derived for track in marked) and any(not track.derived for track in marked)
+        t0, t1 = app.selection.time_range
+        expected = _in_range_by_name([track for track in marked if not track.derived], t0, t1)
+        assert expected and {row.name: (row.count, row.total_ns) for row in app.screen.panel.rows} == expected
+
+
+async def test_m_on_an_event_of_no_duration_lists_it(tmp_path):
+    """`m` on an event of no duration marks a moment: the events running then, it among them
+    (it was left out: nothing starts before a range's start and ends after it)."""
+    path = tmp_path / "zero.trace.json"
+    path.write_text(json.dumps({"traceEvents": [{"ph": "X", "pid": 1, "tid": 1, "ts": 0, "dur": 100, "name": "outer"},
+                                                {"ph": "X", "pid": 1, "tid": 1, "ts": 50, "dur": 0, "name": "zero"}]}))
+    app = XlaTuiApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        track = next(k for k, t in enumerate(view.trace.tracks) if not t.derived)
+        view.show_event(track, next(i for i in range(2) if view.trace.tracks[track].event_name(i) == "zero"))
+        await pilot.press("m")
+        await settle(pilot)
+        assert app.selection.time_range == (50_000, 50_000)
+        assert sorted((row.name, row.count) for row in app.screen.panel.rows) == [("outer", 1), ("zero", 1)]
 
 
 async def test_a_range_over_a_collapsed_groups_row_counts_the_groups_tracks():

@@ -291,10 +291,13 @@ class Track:
     def overlapping(self, t0_ns: int, t1_ns: int) -> np.ndarray:
         """Indices of events inside [t0, t1) for at least a moment, as Perfetto's area selection
         counts them (start < t1 and end > t0; one of no duration where it starts in the range):
-        `visible`'s events that only touch an edge are left out."""
+        `visible`'s events that only touch an edge are left out. A range of no length (`m` on an
+        event of no duration) is a moment: the events running then, and those of no duration at it."""
         found = self.visible(t0_ns, t1_ns)
         start, dur = self.start_ns[found], self.dur_ns[found]
         end = start + dur
+        if t0_ns == t1_ns:
+            return found[(start <= t0_ns) & ((end > t0_ns) | ((dur == 0) & (start == t0_ns)))]
         return found[(start < t1_ns) & ((end > t0_ns) | ((dur == 0) & (start >= t0_ns)))]
 
     @property

@@ -25,8 +25,8 @@ from tui.model.derived_lines import add_derived_lines
 from tui.model.errors import InputError
 from tui.model.explain import si
 from tui.model.links import (correlated, events_of_name, group_rates, instruction_for_event, instruction_in, instruction_or_name,
-                             kept_op_profile, kernel_op_names, OpProfile, occurrences, op_names, op_profile, op_scopes,
-                             op_sources, op_time, program_of, program_ran)
+                             kept_op_profile, kernel_op_names, only_issues_or_waits, OpProfile, occurrences, op_names,
+                             op_profile, op_scopes, op_sources, op_time, program_of, program_ran)
 from tui.model.kernels import KernelStats, kernel_stats
 from tui.model.scopes import DEEPEST, name_scope, parting_depth
 from tui.model.shapes import human_bytes
@@ -534,8 +534,10 @@ class TimelineScreen(WorkspaceScreen):
         if cost is None or not cost.known or dur_ns <= 0:
             return lines
         seconds = dur_ns / 1e9
-        return lines + [("cost", f"{cost.flops:,.0f} FLOP, {si(cost.bytes_accessed, 'B')} accessed (XLA's cost model)", None),
-                        ("this run", f"{si(cost.flops / seconds, 'FLOP/s')}, {si(cost.bytes_accessed / seconds, 'B/s')}", None)]
+        lines.append(("cost", f"{cost.flops:,.0f} FLOP, {si(cost.bytes_accessed, 'B')} accessed (XLA's cost model)", None))
+        if only_issues_or_waits(ins, self.trace):  # as the op tables: its time is not the work's
+            return lines + [("this run", "no rate: this event times the op's start or its wait, not its work", None)]
+        return lines + [("this run", f"{si(cost.flops / seconds, 'FLOP/s')}, {si(cost.bytes_accessed / seconds, 'B/s')}", None)]
 
     def _show_trace_facts(self) -> None:
         """With no event under the cursor: what was loaded, and what the profiler lost or was not shown."""
@@ -668,6 +670,8 @@ class TimelineScreen(WorkspaceScreen):
         """The range's events by name: on every track, or on the tracks it was marked across
         (their devices' busy time is not theirs alone, so it is left out)."""
         chosen = None if tracks is None else [self.trace.tracks[k] for k in tracks]
+        if chosen and not all(track.derived for track in chosen):  # derived lines count the same kernels again
+            chosen = [track for track in chosen if not track.derived]
         rows = self.trace.aggregate(t0, t1, chosen) if chosen != [] else []
         busy = self._device_time().busy(t0, t1) if chosen is None else []
         self.app.call_from_thread(self._range_ready, t0, t1, rows, busy, tracks)
