@@ -369,6 +369,49 @@ def test_undefined_operand_is_located(mlp_text):
     assert str(err).startswith(f"m.hlo:{index + 1}:{err.column}: ")
 
 
+def test_what_xlas_parser_refuses_in_a_real_module_is_located(mlp_text):
+    """A real module made wrong as XLA's parser would refuse it (checked: it does): an operand
+    used before it is defined (a cycle of two: `c` reads `b`, `b` reads `c`) at the operand, as
+    XLA places it; a second ROOT. Calls of a computation the file lacks (XLA refuses those too,
+    but a fused computation dumped alone names its reducers so) load, with a warning."""
+    from jax._src.lib import xla_client
+
+    lines = mlp_text.splitlines()
+
+    def defined_after(k: int) -> list[str]:
+        """Instructions defined after line k in its computation."""
+        end = next(j for j in range(k, len(lines)) if lines[j].startswith("}"))
+        return [m.group(1) for line in lines[k + 1:end] if (m := re.search(r"%([\w.]+) = ", line))]
+
+    index = next(k for k, line in enumerate(lines) if re.search(r" add\(%\w", line) and defined_after(k))
+    later = defined_after(index)[0]
+    first = re.search(r" add\(%([\w.]+)", lines[index]).group(1)
+    lines[index] = lines[index].replace(f"add(%{first}", f"add(%{later}", 1)
+    forward = "\n".join(lines)
+    with pytest.raises(Exception):
+        xla_client.hlo.hlo_module_from_text(forward)
+    err = _error(forward)
+    assert err.line == index + 1 and f"operand {later!r} is used before it is defined" in err.problem
+    assert lines[index][err.column - 1 :].startswith(later)
+
+    lines = mlp_text.splitlines()
+    root = next(k for k, line in enumerate(lines) if line.lstrip().startswith("ROOT")
+                and " = " in lines[k - 1] and "parameter(" not in lines[k - 1])
+    body = root - 1
+    lines[body] = lines[body].replace(lines[body].lstrip(), "ROOT " + lines[body].lstrip(), 1)
+    two_roots = "\n".join(lines)
+    with pytest.raises(Exception):
+        xla_client.hlo.hlo_module_from_text(two_roots)
+    err = _error(two_roots)
+    assert err.line == root + 1 and "a second ROOT" in err.problem
+
+    fused = next(line for line in mlp_text.splitlines() if "calls=" in line)
+    callee = re.search(r"calls=%?([\w.]+)", fused).group(1)
+    dangling = mlp_text.replace(f"calls=%{callee}", "calls=%nowhere", 1).replace(f"calls={callee}", "calls=nowhere", 1)
+    module = parse_hlo(dangling, "m.hlo")
+    assert any("1 call of a computation not in the file, first 'nowhere'" in w for w in module.warnings)
+
+
 def _call_chain(depth: int, cycle: bool = False, fusions: bool = False) -> str:
     """Hand-written edge case: ENTRY calls c0, c0 calls c1, ... down to c{depth - 2} (a chain
     of `depth` computations with the entry); with `cycle`, the last calls c0 again; with

@@ -483,9 +483,23 @@ def _parse_module(text: str, path: str | None) -> HloModule:
         entry = computations[-1]  # XLA's rule when nothing is marked ENTRY
         entry.is_entry = True
     warnings += _unknown_opcodes(computations)
+    warnings += _missing_computations(computations)
     module = HloModule(name, header, computations, entry, sections, path, warnings)
     _check_call_depth(module, error)
     return module
+
+
+def _missing_computations(computations: list[HloComputation]) -> list[str]:
+    """A warning for calls of computations the file does not hold (XLA refuses such a module;
+    a fused computation dumped alone names its reducers so): those ops are shown without a body."""
+    names = {comp.name for comp in computations}
+    missing = [(ins, name) for comp in computations for ins in comp.instructions if ins.opcode in _CALLING
+               for _, name in ins.computation_refs() if name not in names]
+    if not missing:
+        return []
+    ins, name = missing[0]
+    return [f"{counted(len(missing), 'call')} of a computation not in the file, first {name!r} at line {ins.line_number}:"
+            " shown without its body"]
 
 
 MAX_CALL_DEPTH = 128  # computations deep; the model follows calls and fusions by recursion (XLA nests a few levels)
@@ -622,8 +636,12 @@ def _parse_computation(lines, i, shape_cache, error):
         if name in by_name:
             raise error(f"instruction {name!r} is defined twice", line_index, line.find(name))
         by_name[name] = ins
+        ins.index = len(instructions)
         instructions.append(ins)
         if is_root:
+            if root is not None:
+                raise error(f"a second ROOT in {comp_name!r} (the first is {root.name!r}, line {root.line_number})",
+                            line_index, len(line) - len(line.lstrip()))
             root = ins
         i += 1
 
@@ -633,13 +651,17 @@ def _parse_computation(lines, i, shape_cache, error):
         names = ins.operands
         if names:
             try:
-                ins.operands = [by_name[op] for op in names]
+                ins.operands = operands = [by_name[op] for op in names]
             except KeyError:
                 if any("#" in op for op in names):
                     instructions = _with_tuple_elements(instructions, by_name, shape_cache, error)
                     break
                 missing = next(op for op in names if op not in by_name)
                 raise error(f"undefined operand {missing!r}", ins.line_number - 1, ins._line.find(missing)) from None
+            for op in operands:
+                if op.index >= ins.index:  # XLA's parser reads an operand by a name it has seen
+                    raise error(f"operand {op.name!r} is used before it is defined (line {op.line_number})",
+                                ins.line_number - 1, ins._line.find(op.name, ins._line.find("(")))
     for index, ins in enumerate(instructions):
         ins.index = index
     comp = HloComputation(comp_name, instructions, root or instructions[-1], is_entry, signature, header_index + 1, by_name)
