@@ -1217,10 +1217,10 @@ def test_a_counter_over_a_stretch_of_time_is_what_its_samples_held():
             return None
         mean = sum(v * (b - a) for v, a, b in held) / sum(b - a for _, a, b in held)
         return held[0][0], held[-1][0], min(v for v, _, _ in held), max(v for v, _, _ in held), mean, \
-            sum(t0 < t <= t1 for t in times)
+            sum(t0 <= t <= t1 for t in times)  # a sample at the stretch's start is in it (the whole trace's first was not)
 
     stretches = [(times[0] - 10_000, times[0] - 1), (times[10] - 5, times[200] + 3), (times[0] - 10_000, times[50]),
-                 (times[-3] + 1, times[-1] + 10**6), (times[300], times[301])]
+                 (times[-3] + 1, times[-1] + 10**6), (times[300], times[301]), (times[0], times[-1])]
     for t0, t1 in stretches:
         expected, span = walk(t0, t1), counter.over(t0, t1)
         if expected is None:

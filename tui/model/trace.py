@@ -396,7 +396,7 @@ class CounterTrack:
         held = np.diff(np.append(begins, max(t1_ns, begins[-1])))  # how long each value held inside
         weight = float(held.sum())
         mean = float((values * held).sum() / weight) if weight > 0 else float(values[-1])
-        inside = shown.stop - int(np.searchsorted(self.time_ns, t0_ns, side="right"))
+        inside = shown.stop - int(np.searchsorted(self.time_ns, t0_ns, side="left"))  # those at t0 and t1 too
         return CounterSpan(float(values[0]), float(values[-1]), float(values.min()), float(values.max()), mean, inside)
 
 
