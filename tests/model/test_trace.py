@@ -667,6 +667,9 @@ def test_chrome_phases(tmp_path):
         {"ph": "s", "pid": 1, "tid": 7, "ts": 1, "id": 3, "name": "flow"},
         {"ph": "b", "pid": 1, "tid": 7, "ts": 1, "id": 4, "cat": "io", "name": "read"},
         {"ph": "e", "pid": 1, "tid": 7, "ts": 3, "id": 4, "cat": "io", "name": "read"},
+        {"pid": 1, "tid": 7, "ts": 6, "dur": 1, "name": "no phase"},  # skipped, and said (it was not)
+        {"ph": "", "pid": 1, "tid": 7, "ts": 7, "dur": 1, "name": "empty phase"},
+        {},  # as JAX ends its list: nothing to say
     ]
     path = tmp_path / "edge.json"
     path.write_text(json.dumps({"traceEvents": events}))
@@ -693,6 +696,7 @@ def test_chrome_phases(tmp_path):
     assert "1 E events without a B" in text
     assert "edge.json: 2 counter values that are not numbers were skipped (2 of 'mem')" in text
     assert "phases not shown were skipped" not in text
+    assert "edge.json: 2 events without a phase ('ph') skipped" in text
     read = next(t for t in trace.tracks if t.name == "async io")
     assert (read.group, read.event_name(0), int(read.start_ns[0]), int(read.dur_ns[0])) == ("host", "read", 1000, 2000)
     assert "step '0' is cut off at the trace start" in text

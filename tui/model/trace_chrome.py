@@ -305,6 +305,9 @@ class _Host:
             phases = ", ".join(f"{n} '{phase}'" for phase, n in sorted(skipped.items()))
             self.warnings.append(
                 f"{path.name}: events of phases not shown were skipped ({phases}; async step, sample or object events)")
+        unphased = sum(1 for event in by_phase[""] if event.name or event.ts or event.dur >= 0)  # not JAX's closing {}
+        if unphased:
+            self.warnings.append(f"{path.name}: {counted(unphased, 'event')} without a phase ('ph') skipped")
 
     def _metadata(self, events: list[_Event]):
         process: dict = defaultdict(dict)
