@@ -746,6 +746,27 @@ async def test_a_row_painted_before_the_views_resize_comes_is_the_windows_width(
         assert shown == [list(view.render_line(y)) for y in range(view.size.height)]
 
 
+async def test_a_click_on_the_ruler_is_the_time_w_zooms_about():
+    """A click on the ruler moves the cursor to that time, off the event it was on: W then
+    zooms about the time clicked (the event's middle kept its column, the click was lost)."""
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace = app.workspace.trace
+        row = first_row_of(view, "tf_XLAPjRtCpuClient/5463703682951342780")
+        track = trace.tracks[view.rows[row].index]
+        view.show_event(view.rows[row].index, int(np.argmax(track.dur_ns * (track.depth == 0))))
+        await settle(pilot)
+        column = 20 if view.window.column(view.cursor_time) > 60 else 100
+        await pilot.click(TimelineView, offset=(view.label_width + column, 0))
+        await settle(pilot)
+        clicked = view.window.time_at(column + 0.5)
+        assert view.cursor[1] is None and view.cursor_time == pytest.approx(clicked)
+        await pilot.press("w")
+        await settle(pilot)
+        assert view.window.column(clicked) == column
+
+
 async def test_click_selects_and_drag_marks_a_range():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:

@@ -895,8 +895,10 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
             return
         self.focus()
         if event.y < self.header_height or self.trace is None:
-            if (t := self._time_at_x(event.x)) is not None:
+            if (t := self._time_at_x(event.x)) is not None:  # the ruler: the cursor is that time, not an event
                 self.cursor_ns = t
+                if self.cursor_event is not None:
+                    self._move_cursor(self.cursor_row, None)
                 self._repaint_rows()
             return
         index = self._index_at(event.y)
