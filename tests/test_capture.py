@@ -712,6 +712,10 @@ def test_capture_plain_lowered_and_compiled(tmp_path):
         return jnp.tanh(x) * scale
 
     x = jnp.ones((16, 16))
+    for wrong in (-1, "yes", 2.5):  # refused before anything compiles or a folder is made
+        with pytest.raises(ValueError, match="profile= takes True, False or a number of runs"):
+            tui.capture(scaled_tanh, x, profile=wrong, save_to=tmp_path / "refused")
+    assert not (tmp_path / "refused").exists()
     plain = tui.capture(scaled_tanh, x, save_to=tmp_path / "plain")
     assert plain.main.name == "jit_scaled_tanh" and plain.trace is None
     assert (tmp_path / "plain" / CAPTURE_MANIFEST).is_file()  # saved: reopen with `xla-tui DIR`

@@ -47,6 +47,8 @@ def capture_function(fn, *args, profile: bool | int = False, save_to: str | os.P
     the compiled object takes (static arguments left out). The caller's arrays are never
     donated: a function that donates its inputs runs on copies.
     """
+    if not (isinstance(profile, bool) or (isinstance(profile, int) and profile >= 0)):  # before any compile
+        raise ValueError(f"profile= takes True, False or a number of runs, not {profile!r}")
     existed = save_to is not None and Path(save_to).exists()
     folder, temporary = capture_folder(save_to)
     result = CaptureResult(folder, 0, temporary, {})
@@ -55,7 +57,7 @@ def capture_function(fn, *args, profile: bool | int = False, save_to: str | os.P
         started = datetime.now(timezone.utc)
         t0 = time.perf_counter()
         compiled, name = _compile(fn, args, kwargs, dump)
-        runs = 0 if profile is False else PROFILE_RUNS if profile is True else int(profile)
+        runs = 0 if profile is False else PROFILE_RUNS if profile is True else profile
         profile_note = None
         if runs:
             run_args, run_kwargs = _dynamic_args(fn, args, kwargs)
