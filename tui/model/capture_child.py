@@ -310,11 +310,10 @@ def _join_script_threads():
     """Wait for the threads the script left running, as Python does before it exits (their work
     belongs in the profile): every thread not a daemon, but the workers of thread pools, which
     Python stops at exit instead (they would wait for work for ever)."""
-    from concurrent.futures import thread as pool
-
+    pool = sys.modules.get("concurrent.futures.thread")  # not imported: no pool's workers (nor work of ours in the profile)
+    workers = pool._threads_queues if pool is not None else ()
     while True:
-        left = [t for t in threading.enumerate() if t is not threading.current_thread() and not t.daemon
-                and t not in pool._threads_queues]
+        left = [t for t in threading.enumerate() if t is not threading.current_thread() and not t.daemon and t not in workers]
         if not left:
             return
         for t in left:
