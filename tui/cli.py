@@ -91,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     capture = None
     try:
         if "" in (args.target, *args.profile):  # Path("") is the folder xla-tui runs in: not what was meant
-            raise InputError(None, "an empty path given" + (" to --profile" if "" in args.profile else "") + ": name a file or folder")
+            where = " to --profile" if "" in args.profile else ""
+            raise InputError(None, f"an empty path given{where}: name a file or folder")
         if not args.summary and not is_terminal():
             return _no_terminal(args)
         _check_profiles(args.profile)
@@ -130,8 +131,8 @@ def main(argv: list[str] | None = None) -> int:
         if capture is not None:
             capture.cleanup()
             if not capture.temporary:
-                print(f"xla-tui: the capture is saved in {capture.folder}; reopen it with `xla-tui {shlex.quote(str(capture.folder))}`",
-                      file=sys.stderr)
+                print(f"xla-tui: the capture is saved in {capture.folder}; "
+                      f"reopen it with `xla-tui {shlex.quote(str(capture.folder))}`", file=sys.stderr)
 
 
 def _check_profiles(paths: list[str]) -> None:

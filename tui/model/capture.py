@@ -87,8 +87,9 @@ def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] 
 
     The child gets this interpreter, the current directory and environment, and appends our
     flags to `XLA_FLAGS` only as its JAX starts a backend (a process the script starts before
-    that would inherit them, and dump into the capture); with `stdout_to_stderr`, what it prints goes to our stderr (our
-    stdout is for a JSON summary). Returns once the script has ended, however it ended.
+    that would inherit them, and dump into the capture); with `stdout_to_stderr`, what it
+    prints goes to our stderr (our stdout is for a JSON summary). Returns once the script has
+    ended, however it ended.
     """
     script = Path(script)
     check_script(script)

@@ -9,7 +9,8 @@ name), `args`, `cwd`, `started` (ISO time), `exit_status` (0 ok, 1 raised, negat
 by that signal), `seconds` (the script's own run time), `capture_seconds` (all of it: the
 interpreter's start and the profile's export too), `error` (the traceback, or null),
 `dump` and `profile` (folders; profile null when none was taken), `profile_note` (why a
-profile is short or missing), `notes` (what else the run did otherwise than asked), `xla_flags` (the environment's XLA_FLAGS and the capture's dump flags after them, added as the script's JAX starts),
+profile is short or missing), `notes` (what else the run did otherwise than asked), `xla_flags` (the
+environment's XLA_FLAGS and the capture's dump flags after them, added as the script's JAX starts),
 `compiled` (per module label: `memory_analysis` and `cost_analysis` figures), `files`
 (every file, relative).
 """

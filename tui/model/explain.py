@@ -268,7 +268,8 @@ def _dims(shape: Shape, dims: list[int], what: str) -> str:
     return f"{what} dim{'s' if len(dims) > 1 else ''} {sizes}"
 
 
-# Gather's and scatter's dimension numbers, dynamic-slice's sizes: (operand named, its role).
+# Gather's and scatter's dimension numbers, dynamic-slice's sizes: what the dims each names are
+# for (empty: worded in indexing_words itself).
 _INDEXING = {
     "offset_dims": "output dims holding each slice's own dims (the rest count the slices)",
     "collapsed_slice_dims": "dropped from each slice (each of size 1 in slice_sizes)",
@@ -314,7 +315,8 @@ def indexing_words(ins: HloInstruction, key: str, raw: str) -> str:
                 + (f" (1/{ratio:,.0f} of it)" if ratio > 1 else " (all of it)"))
         if key == "slice_sizes":
             return "each slice is " + text
-        return f"the slice is {text}, starting at operands 1 to {len(shapes) - 1} (moved back to fit where it would run past the end)"
+        return (f"the slice is {text}, starting at operands 1 to {len(shapes) - 1}"
+                " (moved back to fit where it would run past the end)")
     role = _INDEXING[key]
     if key == "offset_dims":
         return f"{_dims(ins.shape, dims, 'output')}: {role}"
@@ -333,7 +335,8 @@ def group_count_words(ins: HloInstruction, key: str, count: int) -> str:
     labels = hlo_attrs.parse_dim_labels(ins.attrs.get("dim_labels", ""))
     lhs = ins.operands[0].shape if ins.operands else None
     letter = "f" if key == "feature_group_count" else "b"
-    size = lhs.dims[labels["lhs"].index(letter)] if labels and lhs is not None and lhs.is_array and letter in labels["lhs"] else None
+    known = labels and lhs is not None and lhs.is_array and letter in labels["lhs"]
+    size = lhs.dims[labels["lhs"].index(letter)] if known else None
     if key == "feature_group_count":
         text = f"the input features split into {count} groups, each convolved with its own kernels"
         if size is not None:
@@ -438,9 +441,11 @@ def groups_words(groups: list[list[int]], mode: str = FLATTENED, replicas: int =
     more = f" ... ({len(groups) - 16} more)" if len(groups) > 16 else ""
     text = f"{counted(len(groups), 'group')} of {size}: {shown}{more}"
     if mode == CROSS_REPLICA and partitions > 1:
-        return f"{text} (replica ids: {counted(len(groups) * partitions, 'group')} in all, these in each of the {partitions} partitions)"
+        return (f"{text} (replica ids: {counted(len(groups) * partitions, 'group')} in all,"
+                f" these in each of the {partitions} partitions)")
     if mode == CROSS_PARTITION and replicas > 1:
-        return f"{text} (partition ids: {counted(len(groups) * replicas, 'group')} in all, these in each of the {replicas} replicas)"
+        return (f"{text} (partition ids: {counted(len(groups) * replicas, 'group')} in all,"
+                f" these in each of the {replicas} replicas)")
     if mode == CROSS_REPLICA_AND_PARTITION and partitions > 1:
         spans = ", ".join(sorted({str(len(g) * partitions) for g in groups}, key=int))
         return (f"{text} (replica ids, each group with all {partitions} partitions of its replicas: "
@@ -473,7 +478,8 @@ def sharding_words(ins: HloInstruction, raw: str, partitioned: bool) -> str:
                         empty = tiles - -(-size // part) if part else tiles
                         lines.append(f"dim {axis} ({size}) does not split evenly into {tiles}: shards of {part} cover "
                                      f"{part * tiles}, {part * tiles - size} of it padding"
-                                     + (f"; {empty} of the {tiles} shards {'is' if empty == 1 else 'are'} only padding" if empty else ""))
+                                     + (f"; {empty} of the {tiles} shards {'is' if empty == 1 else 'are'} only padding"
+                                        if empty else ""))
     return "\n".join(lines)
 
 
