@@ -483,23 +483,9 @@ def _parse_module(text: str, path: str | None) -> HloModule:
         entry = computations[-1]  # XLA's rule when nothing is marked ENTRY
         entry.is_entry = True
     warnings += _unknown_opcodes(computations)
-    warnings += _missing_computations(computations)
     module = HloModule(name, header, computations, entry, sections, path, warnings)
     _check_call_depth(module, error)
     return module
-
-
-def _missing_computations(computations: list[HloComputation]) -> list[str]:
-    """A warning for calls of computations the file does not hold (XLA refuses such a module;
-    a fused computation dumped alone names its reducers so): those ops are shown without a body."""
-    names = {comp.name for comp in computations}
-    missing = [(ins, name) for comp in computations for ins in comp.instructions if ins.opcode in _CALLING
-               for _, name in ins.computation_refs() if name not in names]
-    if not missing:
-        return []
-    ins, name = missing[0]
-    return [f"{counted(len(missing), 'call')} of a computation not in the file, first {name!r} at line {ins.line_number}:"
-            " shown without its body"]
 
 
 MAX_CALL_DEPTH = 128  # computations deep; the model follows calls and fusions by recursion (XLA nests a few levels)
@@ -511,14 +497,23 @@ _CALLING = frozenset((  # the opcodes whose attributes name computations
 def _check_call_depth(module: HloModule, error) -> None:
     """HloParseError where computations nest (calls, loops, branches, fusions, reducers) more
     than MAX_CALL_DEPTH deep, or call one another in a cycle: refused by line, where following
-    them would run Python's stack out."""
+    them would run Python's stack out. Calls of computations the file lacks are warned of."""
     callees: dict[HloComputation, list] = {}
     by_name = {comp.name: comp for comp in module.computations}
+    missing = []
     for comp in module.computations:
         for ins in comp.instructions:
             if ins.opcode in _CALLING:
-                callees.setdefault(comp, []).extend(
-                    (ins, by_name[name]) for _, name in ins.computation_refs() if name in by_name)
+                for _, name in ins.computation_refs():
+                    callee = by_name.get(name)
+                    if callee is not None:
+                        callees.setdefault(comp, []).append((ins, callee))
+                    else:
+                        missing.append((ins, name))
+    if missing:  # XLA refuses such a module; a fused computation dumped alone names its reducers so
+        ins, name = missing[0]
+        module.warnings.append(f"{counted(len(missing), 'call')} of a computation not in the file, first {name!r} at line "
+                               f"{ins.line_number}: shown without its body")
     height: dict[HloComputation, int] = {}
     for start in callees:
         if start in height:
@@ -557,6 +552,7 @@ def _parse_computation(lines, i, shape_cache, error):
     instructions: list[HloInstruction] = []
     by_name: dict[str, HloInstruction] = {}
     root = None
+    unresolved = False  # an operand not found above its instruction (see below)
     n = len(lines)
     fast = _FAST.match
     get_shape = shape_cache.get
@@ -632,6 +628,11 @@ def _parse_computation(lines, i, shape_cache, error):
                 operands = _operand_names(segment)
             else:
                 operands = segment.replace("%", "").replace(" ", "").split(",")
+            if operands:
+                try:  # XLA's parser reads an operand by a name it has seen: those defined above
+                    operands = [by_name[op] for op in operands]
+                except KeyError:
+                    unresolved = True  # a newer XLA's `tuple#2`, or an operand that is not above
         ins = HloInstruction(name, opcode, shape, operands, line, close + 1, arg, line_index + 1)
         if name in by_name:
             raise error(f"instruction {name!r} is defined twice", line_index, line.find(name))
@@ -647,21 +648,18 @@ def _parse_computation(lines, i, shape_cache, error):
 
     if not instructions:
         raise error(f"computation {comp_name!r} has no instructions", i)
-    for ins in instructions:
-        names = ins.operands
-        if names:
-            try:
-                ins.operands = operands = [by_name[op] for op in names]
-            except KeyError:
-                if any("#" in op for op in names):
-                    instructions = _with_tuple_elements(instructions, by_name, shape_cache, error)
-                    break
-                missing = next(op for op in names if op not in by_name)
-                raise error(f"undefined operand {missing!r}", ins.line_number - 1, ins._line.find(missing)) from None
-            for op in operands:
-                if op.index >= ins.index:  # XLA's parser reads an operand by a name it has seen
-                    raise error(f"operand {op.name!r} is used before it is defined (line {op.line_number})",
-                                ins.line_number - 1, ins._line.find(op.name, ins._line.find("(")))
+    if unresolved:
+        names = [op for ins in instructions for op in ins.operands if isinstance(op, str)]
+        if any("#" in op for op in names):
+            instructions = _with_tuple_elements(instructions, by_name, shape_cache, error)
+        else:
+            ins = next(ins for ins in instructions if ins.operands and isinstance(ins.operands[0], str))
+            missing = next(op for op in ins.operands if by_name.get(op) is None or by_name[op].index >= ins.index)
+            column = ins._line.find(missing, ins._line.find("("))
+            if missing in by_name:
+                raise error(f"operand {missing!r} is used before it is defined (line {by_name[missing].line_number})",
+                            ins.line_number - 1, column)
+            raise error(f"undefined operand {missing!r}", ins.line_number - 1, column)
     for index, ins in enumerate(instructions):
         ins.index = index
     comp = HloComputation(comp_name, instructions, root or instructions[-1], is_entry, signature, header_index + 1, by_name)
