@@ -746,16 +746,21 @@ async def test_a_row_painted_before_the_views_resize_comes_is_the_windows_width(
         assert shown == [list(view.render_line(y)) for y in range(view.size.height)]
 
 
+def _longest_on_the_client_row(view) -> tuple[int, int]:
+    """(row, event): the PjRt client thread's first row and its longest outermost event."""
+    row = first_row_of(view, "tf_XLAPjRtCpuClient/5463703682951342780")
+    track = view.trace.tracks[view.rows[row].index]
+    return row, int(np.argmax(track.dur_ns * (track.depth == 0)))
+
+
 async def test_a_click_on_the_ruler_is_the_time_w_zooms_about():
     """A click on the ruler moves the cursor to that time, off the event it was on: W then
     zooms about the time clicked (the event's middle kept its column, the click was lost)."""
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:
         view = await open_timeline(pilot)
-        trace = app.workspace.trace
-        row = first_row_of(view, "tf_XLAPjRtCpuClient/5463703682951342780")
-        track = trace.tracks[view.rows[row].index]
-        view.show_event(view.rows[row].index, int(np.argmax(track.dur_ns * (track.depth == 0))))
+        row, event = _longest_on_the_client_row(view)
+        view.show_event(view.rows[row].index, event)
         await settle(pilot)
         column = 20 if view.window.column(view.cursor_time) > 60 else 100
         await pilot.click(TimelineView, offset=(view.label_width + column, 0))
@@ -771,11 +776,8 @@ async def test_click_selects_and_drag_marks_a_range():
     app = XlaTuiApp(FIXTURES / "transformer")
     async with app.run_test(size=SIZE) as pilot:
         view = await open_timeline(pilot)
-        trace = app.workspace.trace
-        row = first_row_of(view, "tf_XLAPjRtCpuClient/5463703682951342780")
-        track = trace.tracks[view.rows[row].index]
-        event = int(np.argmax(track.dur_ns * (track.depth == 0)))
-        start, end = track.event_span(event)
+        row, event = _longest_on_the_client_row(view)
+        start, end = view.trace.tracks[view.rows[row].index].event_span(event)
         column = view.window.column((start + end) / 2)
         y = view.header_height + row - int(view.scroll_offset.y)
         await pilot.click(TimelineView, offset=(view.label_width + column, y))
