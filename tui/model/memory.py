@@ -313,6 +313,12 @@ class MemoryProfile:
                     return None
         return found
 
+    def shared_once(self) -> int | None:
+        """The curve's maximum where it is below XLA's peak because memory two values share (a
+        donated parameter and the output written over it, a loop's carry) is counted once; else None."""
+        shares = len(self._shared_memory_overlaps[0]) > 0
+        return self.max_bytes if shares and self.max_bytes < self.peak_bytes else None
+
     def allocated_bytes(self, time: int) -> int | None:
         """Bytes of XLA's allocations in use at `time`, memory that two live values share counted
         once (an op writing over its dying operand); None without a buffer assignment."""
@@ -587,9 +593,8 @@ def peak_memory(entry: ModuleEntry) -> Peak | None:
         profile = None
     if profile is not None:
         by_space = {space_name(space): most for space, most in profile.most_by_space().items()}
-        shared = len(profile._shared_memory_overlaps[0]) and profile.max_bytes < profile.peak_bytes
         return Peak(profile.peak_bytes, profile.source, profile.peak_buffers(), profile.peak_time, by_space, profile.skipped,
-                    profile.max_bytes if shared else None)
+                    profile.shared_once())
     stats = entry.compiled_stats.get("memory_analysis")
     if stats:
         total = (stats.get("argument_size_in_bytes", 0) + stats.get("output_size_in_bytes", 0)

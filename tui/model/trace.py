@@ -671,11 +671,14 @@ class Trace:
         """Per-name count, total, self, mean, min and max duration, largest total first.
 
         Counts the events `track.overlapping(t0, t1)` returns (whole durations), over the file's
-        tracks (not derived lines, which count its kernels again) or the given ones; without a
-        window, every event.
+        tracks or the given ones, derived lines left out (they count the file's kernels again)
+        unless only derived lines are given; without a window, every event.
         """
+        tracks = list(self.tracks if tracks is None else tracks)
+        if not all(track.derived for track in tracks):
+            tracks = [track for track in tracks if not track.derived]
         ids, durs, selfs = [], [], []
-        for track in [t for t in self.tracks if not t.derived] if tracks is None else tracks:
+        for track in tracks:
             if t0_ns is None and t1_ns is None:
                 pick = slice(None)
             else:
@@ -789,12 +792,15 @@ def _resolve(path: Path, run: str | None) -> tuple[list[tuple[str | None, list[P
             raise InputError(path, NOT_A_FILE)
         return [(None, [path])], []
     files = [] if (path / "plugins" / "profile").is_dir() else _profile_files(path)  # a logdir's own files are not its run
-    if files and not any(f.name.endswith((_XPLANE, "trace.json", "trace.json.gz")) for f in files) and _runs(path):
-        files = []  # JSON of another name (a config.json) beside runs further down: the runs are the profile
+    runs = None
+    if files and not any(f.name.endswith((_XPLANE, "trace.json", "trace.json.gz")) for f in files):
+        runs = _runs(path)  # JSON of another name (a config.json) beside runs further down: the runs are the profile
+        if runs:
+            files = []
     if files and run is None:  # a run folder: the other runs are its siblings
         siblings = [name for name, _ in _runs_in(path.parent)] if path.parent.name == "profile" else []
         return [(path.name if siblings else None, files)], siblings
-    runs = _runs(path)
+    runs = _runs(path) if runs is None else runs
     if not runs:
         raise InputError(path, "no profile here: expected *.xplane.pb, a trace JSON or plugins/profile/<run>/")
     names = [name for name, _ in runs]
