@@ -271,8 +271,15 @@ def test_odd_inputs_inside_folders_and_odd_values_get_one_clear_line(tmp_path):
         "name.json: bytes that are not UTF-8 (the first at line 1, column 67) are shown as \ufffd"]
     capture = tmp_path / "capture"
     capture.mkdir()
-    (capture / CAPTURE_MANIFEST).write_text(json.dumps({"script": "x.py", "exit_status": 0, "dump": None}))
-    _one_line_error(run("--summary", str(capture)), "capture", "cannot be read (TypeError")
+    for key, value, told in [("dump", None, "'dump' should be a folder's name, not null"),
+                             ("exit_status", "0", "'exit_status' should be a whole number, not \"0\""),
+                             ("notes", "none", "'notes' should be a list of text"),
+                             ("compiled", [{"module": "m", "memory_analysis": {"temp_size_in_bytes": "9"}}],
+                              "'compiled' should be a list of {\"module\""),
+                             ("format", True, "'format' should be a whole number, not true")]:
+        manifest = {"script": "x.py", "exit_status": 0, "dump": "dump", key: value}
+        (capture / CAPTURE_MANIFEST).write_text(json.dumps(manifest))  # said as what it should be, not as Python's error
+        _one_line_error(run("--summary", str(capture)), CAPTURE_MANIFEST, f"not a capture manifest: {told}")
     _one_line_error(run("--summary", str(FIXTURES / "mlp.hlo"), "--profile", str(FIXTURES / "mlp.hlo")),
                     "mlp.hlo", "--profile takes a profile")
     typo = tmp_path / "typo.hlo"

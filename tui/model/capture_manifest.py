@@ -57,9 +57,53 @@ def read_manifest(folder: Path) -> dict:
         raise InputError(path, f"not a capture manifest (bad JSON: {e})") from None
     if not isinstance(manifest, dict) or any(key not in manifest for key in REQUIRED):
         raise InputError(path, f"not a capture manifest: needs the keys {', '.join(REQUIRED)}")
+    for key, value in manifest.items():
+        wrong = _wrong_type(key, value)
+        if wrong:
+            raise InputError(path, f"not a capture manifest: {key!r} {wrong}, not {json.dumps(value)[:60]}")
     if manifest.get("format", FORMAT) > FORMAT:
         raise InputError(path, f"written by a newer xla-tui (format {manifest['format']}; this one reads {FORMAT})")
     return manifest
+
+
+_NUMBER = (int, float)
+_KINDS = {  # key -> (what it must be, in words; the types that are that; may it be null)
+    "format": ("a whole number", int, False), "exit_status": ("a whole number", int, True),
+    "seconds": ("a number", _NUMBER, True), "capture_seconds": ("a number", _NUMBER, True),
+    "kind": ("text", str, False), "script": ("text", str, False), "cwd": ("text", str, True),
+    "started": ("text", str, True), "error": ("text", str, True), "profile_note": ("text", str, True),
+    "xla_flags": ("text", str, True), "dump": ("a folder's name", str, False), "profile": ("a folder's name", str, True),
+    "args": ("a list of text", list, False), "notes": ("a list of text", list, False),
+    "files": ("a list of text", list, False), "compiled": ("a list of figures per module", list, False),
+}
+
+
+def _wrong_type(key: str, value) -> str | None:
+    """What `value` should have been, where the manifest's `key` does not hold what xla-tui wrote
+    there (a hand-edited or foreign file): said as such, not as the Python error it would cause."""
+    if key not in _KINDS:
+        return None  # a key of a newer xla-tui: not read
+    words, kind, nullable = _KINDS[key]
+    if value is None:
+        return None if nullable else f"should be {words}"
+    if isinstance(value, bool) or not isinstance(value, kind):
+        return f"should be {words}"
+    if kind is list:
+        if key == "compiled":
+            if not all(_is_compiled_entry(entry) for entry in value):
+                return "should be a list of {\"module\": name, \"memory_analysis\": {...}, \"cost_analysis\": {...}}"
+        elif not all(isinstance(item, str) for item in value):
+            return f"should be {words}"
+    return None
+
+
+def _is_compiled_entry(entry) -> bool:
+    """One module's `memory_analysis()` / `cost_analysis()` figures, as capture_function writes them."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("module"), str):
+        return False
+    figures = [entry.get(key, {}) for key in ("memory_analysis", "cost_analysis")]
+    return all(isinstance(f, dict) and all(isinstance(v, _NUMBER) and not isinstance(v, bool) for v in f.values())
+               for f in figures)
 
 
 def error_tail(manifest: dict, lines: int = 3) -> str:

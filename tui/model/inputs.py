@@ -230,7 +230,7 @@ def _capture_modules(folder: Path, capture: dict, warnings: list[str]) -> list[M
 
     if capture.get("profile_note"):
         warnings.append(capture["profile_note"])
-    warnings.extend(note for note in capture.get("notes") or [] if isinstance(note, str))
+    warnings.extend(capture.get("notes") or [])
     dump = folder / capture["dump"]
     if not is_dump_folder(dump):
         warnings.append(f"no modules: {dump} holds no XLA dump (nothing was compiled, or the folder is gone)")
