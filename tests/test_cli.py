@@ -288,6 +288,33 @@ def test_odd_inputs_inside_folders_and_odd_values_get_one_clear_line(tmp_path):
     assert any("opcode XLA does not know (maximumm)" in w for w in summary["warnings"])
 
 
+def test_a_file_named_as_another_kind_is_told_as_what_it_is(tmp_path):
+    """The reader a file's name picks refuses it in its own words; the line then says what the
+    bytes are and what to name them (real files: the GPU xplane and HloProto, HLO text)."""
+    hlo_text = (FIXTURES / "mlp.hlo").read_bytes()
+    hlo_proto = next((FIXTURES / "gpu").glob("*.hlo.pb"))
+    cases = [
+        ("trace.json", (FIXTURES / "gpu" / "gpu.xplane.pb").read_bytes(), "(it is an XSpace profile: name it *.xplane.pb)"),
+        ("module.hlo", gzip.compress(hlo_text), "(it is gzip-compressed HLO text: gunzip it, and name it *.hlo or *.txt)"),
+        ("module.xplane.pb", hlo_proto.read_bytes(), "(it is a serialized HLO module (HloProto): name it *.hlo.pb)"),
+        ("module.json", hlo_text, "(it is HLO text: name it *.hlo or *.txt)"),
+        ("events.hlo", b'{"traceEvents": []}', "(it is JSON: name it *.json)"),
+    ]
+    for name, data, told in cases:
+        (tmp_path / name).write_bytes(data)
+        result = run("--summary", str(tmp_path / name))
+        _one_line_error(result, name)
+        assert result.stderr.rstrip().endswith(told), result.stderr
+    (tmp_path / "empty.json").write_bytes(gzip.compress(b'{"traceEvents": []}'))  # read as it is, whatever its name:
+    result = run("--summary", str(tmp_path / "empty.json"))  # its fault is its own, not its name
+    _one_line_error(result, "empty.json", "holds no events")
+    assert "(it is" not in result.stderr
+    (tmp_path / "damaged.xplane.pb").write_bytes((FIXTURES / "gpu" / "gpu.xplane.pb").read_bytes()[:5000])
+    result = run("--summary", str(tmp_path / "damaged.xplane.pb"))  # the kind its name says, cut off
+    _one_line_error(result, "damaged.xplane.pb")
+    assert "(it is" not in result.stderr
+
+
 def test_running_out_of_a_memory_limit_is_told_as_too_big(tmp_path):
     """Under a memory limit the free-memory check cannot see (`ulimit -v`), a side file too big
     for it (a 1.5 GB live-range file) is one line saying so, exit 2, not `MemoryError`."""

@@ -14,6 +14,7 @@ from textual.reactive import var
 from textual.screen import Screen
 
 from tui.model.errors import InputError, unreadable
+from tui.model.file_kind import told
 from tui.model.workspace import Selection, Workspace
 from tui.screens.details import DetailsScreen
 from tui.screens.graph import GraphScreen
@@ -90,7 +91,7 @@ class XlaTuiApp(App):
                 load_profile_program(ws, self.main_module, progress)
                 self.call_from_thread(self._program_parsed, ws, first)
         except InputError as e:
-            self.call_from_thread(self._failed, str(e))
+            self.call_from_thread(self._failed, told(e))
         except Exception as e:  # noqa: BLE001 - input that broke a reader: one line and exit 2, not a spinner for ever
             self.call_from_thread(self._failed, unreadable(self.paths, e))
 

@@ -112,7 +112,9 @@ def main(argv: list[str] | None = None) -> int:
             raise InputError(None, app.load_error)
         return app.return_code or 0
     except InputError as e:
-        print(f"xla-tui: {e}", file=sys.stderr)
+        from tui.model.file_kind import told
+
+        print(f"xla-tui: {told(e)}", file=sys.stderr)
         if capture is not None and capture.temporary:  # the run is not thrown away for a mistyped --main
             capture.temporary = False
         return 2
