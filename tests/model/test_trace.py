@@ -659,6 +659,8 @@ def test_chrome_phases(tmp_path):
         {"ph": "E", "pid": 1, "tid": 7, "ts": 11},
         {"ph": "B", "pid": 1, "tid": 8, "ts": 2, "name": "never ends"},
         {"ph": "i", "pid": 1, "tid": 7, "ts": 5, "name": "mark", "s": "t"},
+        {"ph": "i", "pid": 1, "tid": 7, "ts": 6, "name": "gc", "s": "p"},  # Perfetto: the process's track
+        {"ph": "I", "pid": 1, "tid": 8, "ts": 7, "name": "sync", "s": "g"},  # and the trace's own
         {"ph": "C", "pid": 1, "ts": 0, "name": "mem", "args": {"used": 5, "free": 9}},
         {"ph": "C", "pid": 1, "ts": 6, "name": "mem", "args": {"used": 7, "free": 7}},
         {"ph": "C", "pid": 1, "ts": 8, "name": "mem", "args": {"used": "8.5", "free": "none", "note": [1]}},
@@ -686,6 +688,10 @@ def test_chrome_phases(tmp_path):
     assert main.event_args(1) == {"b": 2}
     assert main.instant_ns.tolist() == [5000]
     assert [trace.names[i] for i in main.instant_name_id] == ["mark"]
+    scoped = {(t.group, t.name): [(int(ns), trace.names[i]) for ns, i in zip(t.instant_ns, t.instant_name_id)]
+              for t in trace.tracks if t.name.endswith("instants")}
+    assert scoped == {("host", "process instants"): [(6000, "gc")], ("Global", "global instants"): [(7000, "sync")]}
+    assert trace.tracks[0].group == "Global"  # the trace's own track first, as Perfetto draws it
     counters = {c.name: c for c in trace.counters}
     assert counters["mem used"].value.tolist() == [5.0, 7.0, 8.5]  # a number written as a string is read
     assert counters["mem free"].time_ns.tolist() == [0, 6000]

@@ -50,7 +50,7 @@ def _event_struct(ids: type) -> type:
         "_Event",
         [("ph", str, ""), ("name", str, ""), ("cat", str, ""), ("pid", ids, 0), ("tid", ids, 0),
          ("ts", float, 0.0), ("dur", float, -1.0), ("id", int | str | None, None), ("id2", dict | None, None),
-         ("bp", str, ""),
+         ("bp", str, ""), ("s", str, ""),
          ("args", msgspec.Raw, msgspec.Raw())],
         gc=False,
     )
@@ -85,6 +85,21 @@ class _AsyncTrack:
     @property
     def name(self) -> str:
         return f"async {self.cat}" if self.cat else "async"
+
+
+@dataclass(frozen=True, order=True)
+class _ScopeTrack:
+    """Where instants of a wider scope than their thread go (`"s": "p"` or `"g"`), as Perfetto
+    puts them: on a track of their process, or of the whole trace (`_GLOBAL` as their pid)."""
+
+    scope: str
+
+    @property
+    def name(self) -> str:
+        return "global instants" if self.scope == "g" else "process instants"
+
+
+_GLOBAL = _ScopeTrack("g")
 
 
 def _decode(path: Path, decoders: tuple[msgspec.json.Decoder, ...] = _DECODERS, mend: bool = False,
@@ -297,7 +312,7 @@ class _Host:
         self._thread_name_count = Counter((pid, meta.get("thread_name")) for (pid, _), meta in self.thread.items())
         self.pairs = self._match(by_phase["BE"])
         self.async_pairs, async_instants = self._match_async(by_phase["async"])
-        self.instants = by_phase["i"] + async_instants
+        self.instants = [_scoped(event) for event in by_phase["i"]] + async_instants
         self.counters = by_phase["C"]
         self.flows = by_phase["s"] + by_phase["t"] + by_phase["f"]
         skipped = Counter({phase: len(events) for phase, events in by_phase.items() if phase not in _SHOWN})
@@ -376,6 +391,8 @@ class _Host:
 
     def group(self, pid) -> str:
         """The process's name (with its labels), made unique with the pid if names repeat."""
+        if pid is _GLOBAL:
+            return "Global" if self.label is None else f"{self.label} Global"
         name = self._process_name(pid)
         if self._name_count[name] > 1:
             name += f" [pid {pid}]"
@@ -383,7 +400,7 @@ class _Host:
 
     def track_name(self, key) -> str:
         tid = key[1]
-        if isinstance(tid, _AsyncTrack):
+        if isinstance(tid, (_AsyncTrack, _ScopeTrack)):
             return tid.name
         name = self.thread.get(key, {}).get("thread_name")
         if not name:
@@ -392,13 +409,17 @@ class _Host:
 
     def sort_key(self, key) -> tuple:
         pid, tid = key
+        if pid is _GLOBAL:  # the trace's own track first, as Perfetto shows it
+            return (False,)
         p_index = self.process.get(pid, {}).get("process_sort_index")
         t_index = self.thread.get(key, {}).get("thread_sort_index")
         return (
+            True,
             p_index if isinstance(p_index, (int, float)) else float("inf"),
             isinstance(pid, str),
             pid,
             t_index if isinstance(t_index, (int, float)) else float("inf"),
+            isinstance(tid, _ScopeTrack),  # the process's instants, after its threads
             isinstance(tid, _AsyncTrack),  # after the threads; compared only with each other
             isinstance(tid, str),
             tid,
@@ -586,6 +607,16 @@ def _tracks(host: _Host, table: NameTable, lock, first: int) -> tuple[list[Track
     flow_ns = _ns(np.fromiter(map(attrgetter("ts"), shown), np.float64, len(shown))).tolist()
     flows = [FlowPoint(first + index[_KEY(e)], at, e.ph, e.bp == "e", (e.id, e.cat, e.name)) for e, at in zip(shown, flow_ns)]
     return tracks, (partial(_args_nbytes, args, 4 * n) if has_args else None), flows
+
+
+def _scoped(event):
+    """An instant of process (`"s": "p"`) or global (`"g"`) scope, moved to that scope's track;
+    a thread's (`"t"`, the default) stays on its thread."""
+    if event.s == "p":
+        event.tid = _ScopeTrack("p")
+    elif event.s == "g":
+        event.pid, event.tid = _GLOBAL, _GLOBAL
+    return event
 
 
 def _thread_runs(events: list) -> tuple[list, np.ndarray]:
