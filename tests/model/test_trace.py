@@ -692,6 +692,10 @@ def test_chrome_phases(tmp_path):
               for t in trace.tracks if t.name.endswith("instants")}
     assert scoped == {("host", "process instants"): [(6000, "gc")], ("Global", "global instants"): [(7000, "sync")]}
     assert trace.tracks[0].group == "Global"  # the trace's own track first, as Perfetto draws it
+    counted = {row.name: (row.count, row.total_ns) for row in trace.aggregate(4000, 6000, instants=True)}
+    assert counted["mark"] == (1, 0) and "gc" not in counted and "mark" not in {  # [t0, t1): gc is at 6 us
+        row.name for row in trace.aggregate(4000, 6000)}
+    assert {row.name: row.count for row in trace.aggregate(6000, 6000, instants=True)}.get("gc") == 1  # a moment
     counters = {c.name: c for c in trace.counters}
     assert counters["mem used"].value.tolist() == [5.0, 7.0, 8.5]  # a number written as a string is read
     assert counters["mem free"].time_ns.tolist() == [0, 6000]

@@ -300,6 +300,13 @@ class Track:
             return found[(start <= t0_ns) & ((end > t0_ns) | ((dur == 0) & (start == t0_ns)))]
         return found[(start < t1_ns) & ((end > t0_ns) | ((dur == 0) & (start >= t0_ns)))]
 
+    def instants_in(self, t0_ns: int, t1_ns: int) -> slice:
+        """The instants at [t0, t1) (at t0, for a range of no length), as `overlapping` counts
+        events of no duration: Perfetto's area selection counts instants among its slices."""
+        times = self.instant_ns
+        first = int(np.searchsorted(times, t0_ns, "left"))
+        return slice(first, int(np.searchsorted(times, t1_ns, "right" if t0_ns == t1_ns else "left")))
+
     @property
     def self_ns(self) -> np.ndarray:
         """Duration minus the durations of the event's children in this track."""
@@ -666,13 +673,15 @@ class Trace:
         return self.events_named(wanted)
 
     def aggregate(
-        self, t0_ns: int | None = None, t1_ns: int | None = None, tracks: Iterable[Track] | None = None
+        self, t0_ns: int | None = None, t1_ns: int | None = None, tracks: Iterable[Track] | None = None,
+        instants: bool = False,
     ) -> list[NameStats]:
         """Per-name count, total, self, mean, min and max duration, largest total first.
 
         Counts the events `track.overlapping(t0, t1)` returns (whole durations), over the file's
         tracks or the given ones, derived lines left out (they count the file's kernels again)
-        unless only derived lines are given; without a window, every event.
+        unless only derived lines are given; without a window, every event. With `instants`,
+        the tracks' instants in the window too, as events of no duration.
         """
         tracks = list(self.tracks if tracks is None else tracks)
         if not all(track.derived for track in tracks):
@@ -687,6 +696,13 @@ class Trace:
             ids.append(track.name_id[pick])
             durs.append(track.dur_ns[pick])
             selfs.append(track.self_ns[pick])
+            if instants and len(track.instant_ns):
+                lo, hi = self.span
+                marks = track.instant_name_id[track.instants_in(lo if t0_ns is None else t0_ns,
+                                                                hi + 1 if t1_ns is None else t1_ns)]
+                ids.append(marks)
+                durs.append(np.zeros(len(marks), np.int64))
+                selfs.append(np.zeros(len(marks), np.int64))
         if not ids or not sum(len(a) for a in ids):
             return []
         return name_stats(self.names, np.concatenate(ids), np.concatenate(durs), np.concatenate(selfs))

@@ -670,7 +670,7 @@ class TimelineScreen(WorkspaceScreen):
         """The range's events by name: on every track, or on the tracks it was marked across
         (their devices' busy time is not theirs alone, so it is left out)."""
         chosen = None if tracks is None else [self.trace.tracks[k] for k in tracks]
-        rows = self.trace.aggregate(t0, t1, chosen) if chosen != [] else []
+        rows = self.trace.aggregate(t0, t1, chosen, instants=True) if chosen != [] else []
         busy = self._device_time().busy(t0, t1) if chosen is None else []
         self.app.call_from_thread(self._range_ready, t0, t1, rows, busy, tracks)
 
