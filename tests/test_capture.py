@@ -276,6 +276,8 @@ def test_temporary_capture_is_removed_and_no_profile_means_no_trace(tmp_path):
     summary = summary_of(run)
     assert summary["trace"] is None and summary["main_module"].endswith(".jit__lambda")
     assert list(tmp.iterdir()) == []  # the temporary capture folder is gone
+    files = [m["file"] for m in summary["modules"]]  # and named as such, not by a path that looks real
+    assert files and all(f.startswith("<capture>/dump/module_") for f in files) and str(tmp) not in run.stdout
 
 
 @pytest.mark.parametrize("manifest, problem", [("{", "bad JSON"), ('{"script": "x.py"}', "needs the keys")])

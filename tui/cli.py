@@ -255,9 +255,21 @@ def _capture(args):
     return None
 
 
+def _renamed(value, old: str, new: str):
+    """`value` (the summary's dicts, lists and strings) with `old` written `new` in every string."""
+    if isinstance(value, str):
+        return value.replace(old, new)
+    if isinstance(value, dict):
+        return {key: _renamed(item, old, new) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_renamed(item, old, new) for item in value]
+    return value
+
+
 def _print_summary(paths: list[str], args, capture_status: int | None, temporary: str | None = None) -> int:
-    """With `temporary`, a capture folder removed on exit: warnings and errors call it `<capture>`
-    (a path that is gone by the time they are read says nothing)."""
+    """With `temporary`, a capture folder removed on exit: the summary calls it `<capture>` (in
+    warnings, errors and the modules' files: a path that is gone by the time it is read says
+    nothing, and one that looks real misleads)."""
     import json
 
     from tui.model.inputs import load_workspace
@@ -268,8 +280,7 @@ def _print_summary(paths: list[str], args, capture_status: int | None, temporary
     if capture_status is not None and not args.json:
         print()  # after a script's own output, which need not end its last line
     if temporary:
-        for key in ("warnings", "errors"):
-            summary[key] = [line.replace(temporary, "<capture>") for line in summary[key]]
+        summary = _renamed(summary, temporary, "<capture>")
     print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
     if capture_status:
         return 1
