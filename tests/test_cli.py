@@ -263,7 +263,8 @@ def test_odd_inputs_inside_folders_and_odd_values_get_one_clear_line(tmp_path):
     os.mkfifo(run_dir / "host.xplane.pb")
     _one_line_error(run("--summary", str(tmp_path / "logdir")), "host.xplane.pb", "not a regular file")
     (tmp_path / "huge.json").write_bytes(b'{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":1e999,"dur":1,"name":"a"}]}')
-    _one_line_error(run("--summary", str(tmp_path / "huge.json")), "huge.json", "cannot be read")
+    _one_line_error(run("--summary", str(tmp_path / "huge.json")), "huge.json",
+                    "a number too large for a double (1e999) at line 1, column 48")
     (tmp_path / "name.json").write_bytes(b'{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":1,"dur":2,"name":"a\xffb"}]}')
     odd = run("--summary", "--json", str(tmp_path / "name.json"))  # loads, as a browser reads it
     assert odd.returncode == 0 and json.loads(odd.stdout)["trace"]["events"] == 1

@@ -15,6 +15,7 @@ Fields of another JSON type than the format's are read as Perfetto reads them (c
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import threading
@@ -149,7 +150,11 @@ def _decode_json(path: Path, raw: bytes, compressed: bool, decoders: tuple[msgsp
         except msgspec.ValidationError as error:
             refused = error
     check_room([path], len(raw) * PLAIN_JSON_FACTOR)
-    fixed = mended(_decoded(_PLAIN, raw, path, compressed))
+    try:
+        plain = _decoded(_PLAIN, raw, path, compressed)
+    except msgspec.ValidationError as error:  # JSON itself, typed by nothing: a number no double holds
+        raise InputError(path, _too_big_number(raw, str(error), compressed)) from None
+    fixed = mended(plain)
     if fixed is None:
         raise InputError(path, f"JSON but not a Chrome trace: {refused or 'no list of events'}")
     del raw
@@ -255,6 +260,24 @@ def _decoded(decoder: msgspec.json.Decoder, raw: bytes, path: Path, compressed: 
         raise InputError(path, _where(raw, str(error), compressed)) from None
     except RecursionError:  # msgspec's decoder has Python's depth limit
         raise InputError(path, "JSON nested too deeply to read (arrays or objects about a thousand levels deep)") from None
+
+
+_NUMBER_VALUE = re.compile(rb"[:\[,]\s*(-?\d+(?:\.\d+)?[eE][+-]?\d+|-?\d{309,}(?:\.\d+)?)")
+
+
+def _too_big_number(raw: bytes, error: str, compressed: bool) -> str:
+    """Where the first number past a double's range is (msgspec names only its place in the
+    document's structure); a number JSON allows, that no reader can hold."""
+    for found in _NUMBER_VALUE.finditer(raw):
+        number = found.group(1)
+        if math.isinf(float(number)):
+            at = found.start(1)
+            line = raw.count(b"\n", 0, at) + 1
+            column = at - (raw.rfind(b"\n", 0, at) + 1) + 1
+            inside = " of the decompressed JSON" if compressed else ""
+            shown = number.decode() if len(number) <= 24 else f"{number[:12].decode()}... ({len(number)} digits)"
+            return f"a number too large for a double ({shown}) at line {line}, column {column}{inside}"
+    return f"not a Chrome trace: {error}"
 
 
 _BYTE = re.compile(r" \(byte (\d+)\)$")
