@@ -78,7 +78,7 @@ def _printable_name(data: bytes, start: int) -> bool:
     return len(name) > 0 and all(0x21 <= b < 0x7F for b in name)
 
 
-_NAMED_AS = {  # the kind a name gives (see inputs.input_kind), and the names that kind goes by
+_NAMED_AS = {  # the kind a name gives (named_kind), and the names that kind goes by
     "xplane": ("an XSpace profile", "*.xplane.pb"),
     "json": ("JSON", "*.json"),
     "hlo-text": ("HLO text", "*.hlo or *.txt"),
@@ -87,6 +87,7 @@ _NAMED_AS = {  # the kind a name gives (see inputs.input_kind), and the names th
 
 
 def named_kind(path: Path) -> str:
+    """The reader a file's name picks: 'xplane', 'json' (a Chrome trace), 'hlo-proto' or 'hlo-text'."""
     name = path.name.lower()
     if name.endswith(".xplane.pb"):
         return "xplane"

@@ -12,6 +12,7 @@ from typing import Callable
 
 from tui.model.capture_manifest import CAPTURE_MANIFEST, read_manifest
 from tui.model.errors import NOT_A_FILE, InputError
+from tui.model.file_kind import named_kind
 from tui.model.main_module import Runs, is_helper, module_runs, pick_main
 from tui.model.workspace import ModuleEntry, Workspace
 
@@ -38,14 +39,10 @@ def input_kind(path: Path) -> str:
         raise InputError(path, "folder holds no XLA dump (module_*), profile (*.xplane.pb, *trace.json*) or HLO files")
     if not path.is_file():  # reading a pipe or a device could wait, or go on, for ever
         raise InputError(path, NOT_A_FILE)
-    name = path.name.lower()
-    if name.endswith(".py"):
+    if path.name.lower().endswith(".py"):
         return "script"
-    if name.endswith(".xplane.pb") or name.endswith(".json") or name.endswith(".json.gz"):
-        return "profile"
-    if name.endswith(".pb"):
-        return "hlo-proto"
-    return "hlo-text"
+    named = named_kind(path)
+    return "profile" if named in ("xplane", "json") else named
 
 
 def _hlo_files(folder: Path) -> list[Path]:

@@ -135,11 +135,14 @@ def _as_utf8(raw: bytes, compressed: bool) -> tuple[bytes, str]:
     except UnicodeDecodeError as error:
         at = error.start
     text = raw.decode("utf-8", "replace")
+    return text.encode("utf-8"), f"bytes that are not UTF-8 (the first at {_place(raw, at, compressed)}) are shown as \ufffd"
+
+
+def _place(raw: bytes, at: int, compressed: bool) -> str:
+    """Byte `at` of the JSON as a line and column (of the decompressed JSON, for a gzip)."""
     line = raw.count(b"\n", 0, at) + 1
     column = at - (raw.rfind(b"\n", 0, at) + 1) + 1
-    inside = " of the decompressed JSON" if compressed else ""
-    return text.encode("utf-8"), (f"bytes that are not UTF-8 (the first at line {line}, column {column}{inside})"
-                                   " are shown as \ufffd")
+    return f"line {line}, column {column}{' of the decompressed JSON' if compressed else ''}"
 
 
 def _decode_json(path: Path, raw: bytes, compressed: bool, decoders: tuple[msgspec.json.Decoder, ...], mend: bool):
@@ -271,12 +274,8 @@ def _too_big_number(raw: bytes, error: str, compressed: bool) -> str:
     for found in _NUMBER_VALUE.finditer(raw):
         number = found.group(1)
         if math.isinf(float(number)):
-            at = found.start(1)
-            line = raw.count(b"\n", 0, at) + 1
-            column = at - (raw.rfind(b"\n", 0, at) + 1) + 1
-            inside = " of the decompressed JSON" if compressed else ""
             shown = number.decode() if len(number) <= 24 else f"{number[:12].decode()}... ({len(number)} digits)"
-            return f"a number too large for a double ({shown}) at line {line}, column {column}{inside}"
+            return f"a number too large for a double ({shown}) at {_place(raw, found.start(1), compressed)}"
     return f"not a Chrome trace: {error}"
 
 
@@ -290,12 +289,9 @@ def _where(raw: bytes, error: str, compressed: bool) -> str:
     token (a number cut after `1e-`, which msgspec calls malformed) is the file ending early."""
     found = _BYTE.search(error)
     at = int(found.group(1)) if found else len(raw)
-    line = raw.count(b"\n", 0, at) + 1
-    column = at - (raw.rfind(b"\n", 0, at) + 1) + 1
     cut = "truncated" in error or (error.startswith("JSON is malformed") and not _STRUCTURE.search(raw, at))
     what = "the file ends before the JSON does (cut off?)" if cut else error[: found.start()] if found else error
-    inside = " of the decompressed JSON" if compressed else ""
-    return f"not JSON at line {line}, column {column}{inside}: {what}"
+    return f"not JSON at {_place(raw, at, compressed)}: {what}"
 
 
 def _args(raw: msgspec.Raw) -> dict:
