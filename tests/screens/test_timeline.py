@@ -1717,6 +1717,59 @@ async def test_instants_beside_events_and_sharing_a_cell(tmp_path):
         assert "▼alone" in screen_text(app)
 
 
+async def test_search_and_arrows_find_instants_as_perfetto_finds_them(tmp_path):
+    """Hand-written edge case: search finds instants among the events, in one time order (n / N
+    put the cursor on the instant's row, at its time); on an instants row left/right step from
+    instant to instant, and the panel says which one the cursor is on."""
+    import json
+
+    events = [
+        {"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "host"}},
+        {"ph": "X", "name": "work", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
+        {"ph": "X", "name": "marking", "pid": 1, "tid": 1, "ts": 600, "dur": 10},
+        {"ph": "i", "name": "mark A", "pid": 1, "tid": 1, "ts": 500, "s": "t"},
+        {"ph": "i", "name": "mark C", "pid": 1, "tid": 1, "ts": 800, "s": "t"},
+        {"ph": "i", "name": "other", "pid": 1, "tid": 2, "ts": 300, "s": "t"},
+    ]
+    path = tmp_path / "instants.trace.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    app = XlaTuiApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        origin = view.trace.span[0]
+
+        def at() -> tuple[str, int]:
+            row = view.current_row
+            if row.kind == "instants":
+                return f"instant on {view.trace.tracks[row.index].name}", round(view.cursor_ns - origin)
+            track, event = view.cursor
+            return "event", int(view.trace.tracks[track].start_ns[event]) - origin
+
+        def panel() -> dict:
+            return {key: value for key, value, _ in app.screen.panel.details}
+
+        view.cursor_ns = float(origin)
+        await pilot.press("slash", *"mark", "enter")
+        visited = [at()]
+        for _ in range(3):
+            await pilot.press("enter")
+            visited.append(at())
+        assert visited == [("instant on tid 1", 500_000), ("event", 600_000), ("instant on tid 1", 800_000),
+                           ("instant on tid 1", 500_000)]
+        assert panel()["at cursor"] == "mark A  match 1 of 3 (n / N)"
+        await pilot.press("shift+enter")
+        assert at() == ("instant on tid 1", 800_000) and panel()["at cursor"].startswith("mark C")
+        await pilot.press("escape", "left")  # on the instants row: the previous instant, not a pan
+        assert at() == ("instant on tid 1", 500_000)
+        window = view.window
+        await pilot.press("left")  # none before it: nothing moves
+        assert at() == ("instant on tid 1", 500_000) and view.window == window
+        await pilot.press("right")
+        assert at() == ("instant on tid 1", 800_000) and panel()["at cursor"].startswith("mark C")
+        await pilot.press("slash", *"nothing like it", "enter")
+        assert "No event name contains 'nothing like it'" in screen_text(app)
+
+
 async def test_gpu_kernels_take_the_colour_of_the_op_they_ran(corpus):
     """A ROCm profile: `Cijk_…` kernels ran `custom-call.1` (a GEMM library call), `….kd`
     kernels ran fusions; each kernel is drawn in its op's category colour, not a host colour."""

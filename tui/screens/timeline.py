@@ -271,6 +271,8 @@ class TimelineScreen(WorkspaceScreen):
         row = self.view.current_row
         if row is not None and row.kind == "counter":
             self._show_counter(row.index)
+        elif row is not None and row.kind == "instants":
+            self._show_instants(row.index)
 
     def _show_counter(self, index: int) -> None:
         """A counter under the cursor, as Perfetto sums one up: the sample in force at the cursor
@@ -313,6 +315,12 @@ class TimelineScreen(WorkspaceScreen):
         times = track.instant_ns  # sorted by time
         shown = np.arange(np.searchsorted(times, window.t0, side="left"), np.searchsorted(times, window.t1, side="right"))
         details = [("instants", f"{len(times):,} on {track.group} / {track.name}, {len(shown):,} in view", BOLD)]
+        at = self.view.cursor_time  # the instant the ruler marks (left/right step to them), if it marks one
+        here = np.flatnonzero(times == at) if window.contains(at) else ()
+        if len(here):
+            match = self.view.match_index()
+            found = f"  match {match + 1} of {len(self.view.matches[1])} (n / N)" if match is not None else ""
+            details.append(("at cursor", f"{trace.names[track.instant_name_id[here[0]]]}{found}", BOLD))
         details += [(format_ns(int(times[k]) - trace.span[0], 6), trace.names[track.instant_name_id[k]], None)
                     for k in shown[:INSTANTS_LISTED].tolist()]
         if len(shown) > INSTANTS_LISTED:
@@ -648,8 +656,9 @@ class TimelineScreen(WorkspaceScreen):
         if text != self._searched:
             self._searched = text
             tracks, found = self.trace.search(text)
-            self.view.set_matches(tracks, found)
-            if not len(found):
+            instants = self.trace.search_instants(text)
+            self.view.set_matches(tracks, found, instants)
+            if not len(found) and not len(instants[1]):
                 self.panel.show_info(Text(f" No event name contains {text!r}", style="italic"))
                 return
         self.view.action_match(1)

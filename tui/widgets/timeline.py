@@ -138,6 +138,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self._row_numbers: tuple[list, dict] | None = None  # (rows, row -> its index)
         self.matches: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int32), np.zeros(0, np.intp))
         self._match_starts = np.zeros(0, np.int64)
+        self._match_instant = np.zeros(0, bool)  # which matches are instants (on their track's instants row)
         self.op_names: frozenset[str] = frozenset()
         self.kernel_ops: dict[str, str] = {}
         self._colour = np.zeros(0, np.int32)
@@ -183,6 +184,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self._steps, self.lanes = None, None
         self.cursor_row, self.cursor_event, self.marked, self.marked_tracks, self.flows = 0, None, None, None, None
         self.matches, self._match_starts = (np.zeros(0, np.int32), np.zeros(0, np.intp)), np.zeros(0, np.int64)
+        self._match_instant = np.zeros(0, bool)
         if trace is not None:
             self.window = Window.whole(trace.span, self.cells)
             self.cursor_ns = (self.window.t0 + self.window.t1) / 2
@@ -431,6 +433,12 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         if self._reveal(Row("track", track.group, track_index, int(track.depth[event])), event):
             self.set_window(self.window.reveal(*track.event_span(event)))
 
+    def show_instant(self, track_index: int, instant: int) -> None:
+        """Put the cursor on a track's instants row, at one of them."""
+        track = self.trace.tracks[track_index]
+        if self._reveal(Row("instants", track.group, track_index), None):
+            self._put_cursor_time(int(track.instant_ns[instant]))
+
     def show_counter(self, index: int) -> None:
         """Put the cursor on a counter's row (its group expanded)."""
         self._reveal(Row("counter", self.trace.counters[index].group, index), None)
@@ -516,6 +524,9 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         if row is not None and row.kind == "counter":
             self._step_counter(self.trace.counters[row.index], direction)
             return
+        if row is not None and row.kind == "instants":
+            self._step_instant(self.trace.tracks[row.index].instant_ns, direction)
+            return
         if not self._on_events():
             self.action_pan(direction * PAN_STEP / 2)
             return
@@ -531,8 +542,18 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         """Put the cursor time where the counter next steps (or last stepped), as the arrows step
         through a track's events."""
         at = counter.next_change(self.cursor_time, direction)
-        if at is None:
-            return
+        if at is not None:
+            self._put_cursor_time(at)
+
+    def _step_instant(self, times: np.ndarray, direction: int) -> None:
+        """Put the cursor time on the row's next (or previous) instant."""
+        at = self.cursor_time
+        k = int(np.searchsorted(times, at, "right")) if direction > 0 else int(np.searchsorted(times, at, "left")) - 1
+        if 0 <= k < len(times):
+            self._put_cursor_time(int(times[k]))
+
+    def _put_cursor_time(self, at: int) -> None:
+        """The ruler's mark at `at`, the window moved as little as shows it."""
         self.cursor_ns = float(at)
         target = self.window.reveal(at, at)
         if target == self.window:  # the cursor time moved, not the window
@@ -773,24 +794,39 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         if self.marked is not None:
             self.mark_range(None)
 
-    def set_matches(self, tracks: np.ndarray, found: np.ndarray) -> None:
-        """Search results in time order, stepped through with N / Shift+N."""
-        self.matches = (tracks, found)
-        self._match_starts = np.zeros(len(found), np.int64)
+    def set_matches(self, tracks: np.ndarray, found: np.ndarray, instants: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+        """Search results in time order, stepped through with N / Shift+N: events (`found` on
+        `tracks`) and, where given, instants ((tracks, instant indices))."""
+        starts, is_instant = self._times_of(tracks, found, "start_ns"), np.zeros(len(found), bool)
+        if instants is not None and len(instants[1]):
+            tracks, found = np.concatenate([tracks, instants[0]]), np.concatenate([found, instants[1]])
+            starts = np.concatenate([starts, self._times_of(*instants, "instant_ns")])
+            is_instant = np.concatenate([is_instant, np.ones(len(instants[1]), bool)])
+            order = np.argsort(starts, kind="stable")
+            tracks, found, starts, is_instant = tracks[order], found[order], starts[order], is_instant[order]
+        self.matches, self._match_starts, self._match_instant = (tracks, found), starts, is_instant
+
+    def _times_of(self, tracks: np.ndarray, found: np.ndarray, column: str) -> np.ndarray:
+        """`column` (events' `start_ns`, or `instant_ns`) of each (track, index), a track at a time."""
+        times = np.zeros(len(found), np.int64)
         for k in np.unique(tracks).tolist():
             here = tracks == k
-            self._match_starts[here] = self.trace.tracks[k].start_ns[found[here]]
+            times[here] = getattr(self.trace.tracks[k], column)[found[here]]
+        return times
 
     def match_index(self) -> int | None:
         """Which match the cursor is on, if any (a binary search: matches are in time order)."""
-        cursor = self.cursor
-        if cursor is None or cursor[1] is None:
-            return None
+        cursor, row = self.cursor, self._row(self.cursor_row)
         tracks, found = self.matches
-        start = self.trace.tracks[cursor[0]].start_ns[cursor[1]]
+        if row is not None and row.kind == "instants":  # on an instant: the one at the cursor time
+            key, start, instant = row.index, self.cursor_ns, True
+        elif cursor is None or cursor[1] is None:
+            return None
+        else:
+            key, start, instant = cursor[0], self.trace.tracks[cursor[0]].start_ns[cursor[1]], False
         k = int(np.searchsorted(self._match_starts, start, side="left"))
         while k < len(found) and self._match_starts[k] == start:
-            if (tracks[k], found[k]) == cursor:
+            if tracks[k] == key and self._match_instant[k] == instant and (instant or found[k] == cursor[1]):
                 return k
             k += 1
         return None
@@ -807,7 +843,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
             k = int(np.searchsorted(self._match_starts, self.cursor_ns, side="right")) % len(found)
         else:
             k = (int(np.searchsorted(self._match_starts, self.cursor_ns, side="left")) - 1) % len(found)
-        self.show_event(int(tracks[k]), int(found[k]))
+        (self.show_instant if self._match_instant[k] else self.show_event)(int(tracks[k]), int(found[k]))
 
     # -- mouse --------------------------------------------------------------------------------
     def _time_at_x(self, x: int) -> float | None:
