@@ -5,6 +5,7 @@ time window, the cursor and the shared selection, checked against the trace mode
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -1684,21 +1685,21 @@ async def test_instant_events_are_drawn_on_rows_of_their_own(corpus):
         assert view.cursor is None or view.cursor[0] in {k for k, t in enumerate(trace.tracks) if t.count}
 
 
+def host_trace(tmp_path, *events: dict) -> Path:
+    """A Chrome trace of `events` in a process named host (hand-written edge cases)."""
+    path = tmp_path / "instants.trace.json"
+    host = {"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "host"}}
+    path.write_text(json.dumps({"traceEvents": [host, *events]}))
+    return path
+
+
 async def test_instants_beside_events_and_sharing_a_cell(tmp_path):
     """Hand-written edge case: a thread with slices and instants gets an 'instants' row under its
     slices; two instants in one cell make one marker, in the first one's colour."""
-    import json
-
-    events = [
-        {"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "host"}},
-        {"ph": "X", "name": "work", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
-        {"ph": "i", "name": "mark A", "pid": 1, "tid": 1, "ts": 500, "s": "t"},
-        {"ph": "i", "name": "mark B", "pid": 1, "tid": 1, "ts": 500.001, "s": "t"},
-        {"ph": "i", "name": "alone", "pid": 1, "tid": 2, "ts": 250, "s": "t"},
-    ]
-    path = tmp_path / "instants.trace.json"
-    path.write_text(json.dumps({"traceEvents": events}))
-    app = XlaTuiApp(path)
+    alone = {"ph": "i", "name": "alone", "pid": 1, "tid": 2, "ts": 250, "s": "t"}
+    app = XlaTuiApp(host_trace(tmp_path, {"ph": "X", "name": "work", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
+                               {"ph": "i", "name": "mark A", "pid": 1, "tid": 1, "ts": 500, "s": "t"},
+                               {"ph": "i", "name": "mark B", "pid": 1, "tid": 1, "ts": 500.001, "s": "t"}, alone))
     async with app.run_test(size=SIZE) as pilot:
         view = await open_timeline(pilot)
         kinds = [(row.kind, view.trace.tracks[row.index].count if row.index >= 0 else None) for row in view.rows]
@@ -1708,8 +1709,7 @@ async def test_instants_beside_events_and_sharing_a_cell(tmp_path):
         assert cells.count("▼") == 1 and "mark A" in cells and "mark B" not in cells
         assert "    instants" in cells[: view.label_width]
     # A trace of one instant and nothing else (no complete events, a span of zero): a row, no crash.
-    path.write_text(json.dumps({"traceEvents": events[:1] + events[-1:]}))
-    app = XlaTuiApp(path)
+    app = XlaTuiApp(host_trace(tmp_path, alone))
     async with app.run_test(size=SIZE) as pilot:
         view = await open_timeline(pilot)
         assert [row.kind for row in view.rows] == ["group", "instants"]
@@ -1721,19 +1721,11 @@ async def test_search_and_arrows_find_instants_as_perfetto_finds_them(tmp_path):
     """Hand-written edge case: search finds instants among the events, in one time order (n / N
     put the cursor on the instant's row, at its time); on an instants row left/right step from
     instant to instant, and the panel says which one the cursor is on."""
-    import json
-
-    events = [
-        {"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "host"}},
-        {"ph": "X", "name": "work", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
-        {"ph": "X", "name": "marking", "pid": 1, "tid": 1, "ts": 600, "dur": 10},
-        {"ph": "i", "name": "mark A", "pid": 1, "tid": 1, "ts": 500, "s": "t"},
-        {"ph": "i", "name": "mark C", "pid": 1, "tid": 1, "ts": 800, "s": "t"},
-        {"ph": "i", "name": "other", "pid": 1, "tid": 2, "ts": 300, "s": "t"},
-    ]
-    path = tmp_path / "instants.trace.json"
-    path.write_text(json.dumps({"traceEvents": events}))
-    app = XlaTuiApp(path)
+    app = XlaTuiApp(host_trace(tmp_path, {"ph": "X", "name": "work", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
+                               {"ph": "X", "name": "marking", "pid": 1, "tid": 1, "ts": 600, "dur": 10},
+                               {"ph": "i", "name": "mark A", "pid": 1, "tid": 1, "ts": 500, "s": "t"},
+                               {"ph": "i", "name": "mark C", "pid": 1, "tid": 1, "ts": 800, "s": "t"},
+                               {"ph": "i", "name": "other", "pid": 1, "tid": 2, "ts": 300, "s": "t"}))
     async with app.run_test(size=SIZE) as pilot:
         view = await open_timeline(pilot)
         origin = view.trace.span[0]
