@@ -280,6 +280,27 @@ def test_temporary_capture_is_removed_and_no_profile_means_no_trace(tmp_path):
     assert files and all(f.startswith("<capture>/dump/module_") for f in files) and str(tmp) not in run.stdout
 
 
+def test_flags_that_limit_the_dump_are_overridden_and_said(tmp_path):
+    """XLA_FLAGS that dump only some modules (`--xla_dump_hlo_module_re`) or strip their metadata
+    (`--xla_dump_disable_metadata`) left the capture without its programs, or their source
+    lines, silently: they are overridden, as `--xla_dump_to` is, and the summary says so."""
+    script = tmp_path / "tiny.py"
+    script.write_text("import jax, jax.numpy as jnp\nprint(jax.jit(lambda x: jnp.sin(x) * 2)(jnp.ones(3)))\n")
+    limits = "--xla_dump_hlo_module_re=no_such_module --xla_dump_disable_metadata --xla_dump_max_hlo_modules=-1"
+    saved = tmp_path / "saved"
+    run = xla_tui("--summary", "--json", "--no-profile", "--save", str(saved), str(script),
+                  env=dict(os.environ, XLA_FLAGS=limits))
+    assert run.returncode == 0, run.stderr[-2000:]
+    summary = summary_of(run)
+    assert summary["main_module"].endswith(".jit__lambda")
+    hlo = next((saved / "dump").glob("*jit__lambda*after_optimizations.txt")).read_text()
+    assert 'metadata={op_name="jit(<lambda>)/' in hlo  # op names and source: the metadata kept
+    overridden = [w for w in summary["warnings"] if "was overridden: the capture dumps every module" in w]
+    assert [w.split("'")[1].split()[0] for w in overridden] == [  # the one that limits nothing is left alone
+        "--xla_dump_hlo_module_re=no_such_module", "--xla_dump_disable_metadata"]
+    assert summary["capture"]["kind"] == "script"
+
+
 @pytest.mark.parametrize("manifest, problem", [("{", "bad JSON"), ('{"script": "x.py"}', "needs the keys")])
 def test_a_broken_manifest_is_one_clear_line(tmp_path, manifest, problem):
     (tmp_path / CAPTURE_MANIFEST).write_text(manifest)

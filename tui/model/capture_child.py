@@ -35,6 +35,14 @@ import traceback
 
 
 DUMP_TO = re.compile(r'--xla_dump_to=(?:"[^"]*"|\S+)')  # an --xla_dump_to flag in XLA_FLAGS (a quoted folder too)
+# Flags that make XLA dump less than every module whole: (their value when they do not limit, the
+# flag that undoes them). A capture dumps every program XLA compiles, so these are overridden too.
+DUMP_LIMITS = {
+    "hlo_module_re": ((".*", ""), "--xla_dump_hlo_module_re=.*"),
+    "max_hlo_modules": (("-1",), "--xla_dump_max_hlo_modules=-1"),
+    "disable_metadata": (("false", "0"), "--xla_dump_disable_metadata=false"),
+}
+DUMP_LIMIT = re.compile(r'--xla_dump_(' + "|".join(DUMP_LIMITS) + r')(?:=("[^"]*"|\S*))?(?=\s|$)')
 
 
 class _AfterImport(importlib.abc.MetaPathFinder):
@@ -81,7 +89,7 @@ class _HookedLoader(importlib.abc.Loader):
 
 class _Capture:
     def __init__(self, config):
-        self.flags = config["flags"]
+        self.flags = self.added = config["flags"]  # added: ours, and flags undoing a dump limit of the script's (append_flags)
         self.dump_dir = config["dump_dir"]
         self.profile_dir = config["profile_dir"]
         self.profile_python = config["profile_python"]
@@ -92,21 +100,31 @@ class _Capture:
 
     def append_flags(self):
         current = os.environ.get("XLA_FLAGS", "")
-        if not current.endswith(self.flags):
+        if not current.endswith(self.added):
             theirs = [flag for flag in DUMP_TO.findall(current) if flag not in self.flags]
             if theirs:  # XLA takes the last: ours
-                note = f"the script's own {theirs[-1]} was overridden: its modules are in the capture's dump folder"
-                if note not in self.result["notes"]:
-                    self.result["notes"].append(note)
-            os.environ["XLA_FLAGS"] = f"{current} {self.flags}".strip()
+                self._note(f"the script's own {theirs[-1]} was overridden: its modules are in the capture's dump folder")
+            limits = {found.group(1): found for found in DUMP_LIMIT.finditer(current)}  # the last of each counts
+            undo = []
+            for kind, found in limits.items():
+                whole, flag = DUMP_LIMITS[kind]
+                if found.group(2) is None and kind == "disable_metadata" or (found.group(2) or "").strip('"') not in whole:
+                    undo.append(flag)
+                    self._note(f"XLA_FLAGS' {found.group(0)} was overridden: the capture dumps every module, whole")
+            self.added = " ".join([self.flags, *undo])
+            os.environ["XLA_FLAGS"] = f"{current} {self.added}".strip()
+
+    def _note(self, note: str) -> None:
+        if note not in self.result["notes"]:
+            self.result["notes"].append(note)
 
     def remove_flags(self):
         """XLA has read its flags once the backends exist: ours leave XLA_FLAGS, so that the
         script's own subprocesses (a worker that runs JAX too) do not dump into the capture's
         folder over its modules."""
         current = os.environ.get("XLA_FLAGS", "")
-        if current.endswith(self.flags):
-            theirs = current[: -len(self.flags)].strip()
+        if current.endswith(self.added):
+            theirs = current[: -len(self.added)].strip()
             if theirs:
                 os.environ["XLA_FLAGS"] = theirs
             else:
