@@ -108,7 +108,7 @@ class _Capture:
             undo = []
             for kind, found in limits.items():
                 whole, flag = DUMP_LIMITS[kind]
-                if found.group(2) is None and kind == "disable_metadata" or (found.group(2) or "").strip('"') not in whole:
+                if (found.group(2) or "").strip('"') not in whole:  # a bare flag: "" (a bare boolean is true)
                     undo.append(flag)
                     self._note(f"XLA_FLAGS' {found.group(0)} was overridden: the capture dumps every module, whole")
             self.added = " ".join([self.flags, *undo])

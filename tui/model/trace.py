@@ -622,16 +622,16 @@ class Trace:
         wanted = self._table.matching(text)
         return self.events_named(wanted, by_time)
 
-    def search_instants(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        """(track index, instant index) arrays of the instants whose name contains `text`
-        (case-insensitive), track by track: Perfetto's search finds them among the slices."""
+    def search_with_instants(self, text: str) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+        """`search(text)`, and (track index, instant index) arrays of the instants so named, track
+        by track: Perfetto's search finds instants among the slices."""
+        self.decode_all()
         wanted = self._table.matching(text)
-        hits = [(k, np.flatnonzero(wanted[track.instant_name_id])) for k, track in enumerate(self.tracks)
-                if len(track.instant_ns)] if wanted.any() else []
-        if not hits:
-            return np.zeros(0, np.int32), np.zeros(0, np.intp)
-        return (np.concatenate([np.full(len(found), k, np.int32) for k, found in hits]),
-                np.concatenate([found for _, found in hits]))
+        marked = [(k, np.flatnonzero(wanted[track.instant_name_id])) for k, track in enumerate(self.tracks)
+                  if len(track.instant_ns)] if wanted.any() else []
+        instants = ((np.concatenate([np.full(len(hits), k, np.int32) for k, hits in marked]),
+                     np.concatenate([hits for _, hits in marked])) if marked else (np.zeros(0, np.int32), np.zeros(0, np.intp)))
+        return self.events_named(wanted), instants
 
     def events_named(self, wanted: np.ndarray, by_time: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Like `search`, for a mask over name ids (decoded tracks only)."""
@@ -697,20 +697,18 @@ class Trace:
         tracks = list(self.tracks if tracks is None else tracks)
         if not all(track.derived for track in tracks):
             tracks = [track for track in tracks if not track.derived]
+        whole = t0_ns is None and t1_ns is None
+        if not whole or instants:
+            lo, hi = self.span
+            t0_ns, t1_ns = lo if t0_ns is None else t0_ns, hi + 1 if t1_ns is None else t1_ns
         ids, durs, selfs = [], [], []
         for track in tracks:
-            if t0_ns is None and t1_ns is None:
-                pick = slice(None)
-            else:
-                lo, hi = self.span
-                pick = track.overlapping(lo if t0_ns is None else t0_ns, hi + 1 if t1_ns is None else t1_ns)
+            pick = slice(None) if whole else track.overlapping(t0_ns, t1_ns)
             ids.append(track.name_id[pick])
             durs.append(track.dur_ns[pick])
             selfs.append(track.self_ns[pick])
             if instants and len(track.instant_ns):
-                lo, hi = self.span
-                marks = track.instant_name_id[track.instants_in(lo if t0_ns is None else t0_ns,
-                                                                hi + 1 if t1_ns is None else t1_ns)]
+                marks = track.instant_name_id[track.instants_in(t0_ns, t1_ns)]
                 ids.append(marks)
                 durs.append(np.zeros(len(marks), np.int64))
                 selfs.append(np.zeros(len(marks), np.int64))

@@ -316,11 +316,11 @@ class TimelineScreen(WorkspaceScreen):
         shown = np.arange(np.searchsorted(times, window.t0, side="left"), np.searchsorted(times, window.t1, side="right"))
         details = [("instants", f"{len(times):,} on {track.group} / {track.name}, {len(shown):,} in view", BOLD)]
         at = self.view.cursor_time  # the instant the ruler marks (left/right step to them), if it marks one
-        here = np.flatnonzero(times == at) if window.contains(at) else ()
-        if len(here):
+        here = int(np.searchsorted(times, at))
+        if window.contains(at) and here < len(times) and times[here] == at:
             match = self.view.match_index()
             found = f"  match {match + 1} of {len(self.view.matches[1])} (n / N)" if match is not None else ""
-            details.append(("at cursor", f"{trace.names[track.instant_name_id[here[0]]]}{found}", BOLD))
+            details.append(("at cursor", f"{trace.names[track.instant_name_id[here]]}{found}", BOLD))
         details += [(format_ns(int(times[k]) - trace.span[0], 6), trace.names[track.instant_name_id[k]], None)
                     for k in shown[:INSTANTS_LISTED].tolist()]
         if len(shown) > INSTANTS_LISTED:
@@ -655,8 +655,7 @@ class TimelineScreen(WorkspaceScreen):
             return
         if text != self._searched:
             self._searched = text
-            tracks, found = self.trace.search(text)
-            instants = self.trace.search_instants(text)
+            (tracks, found), instants = self.trace.search_with_instants(text)
             self.view.set_matches(tracks, found, instants)
             if not len(found) and not len(instants[1]):
                 self.panel.show_info(Text(f" No event name contains {text!r}", style="italic"))
