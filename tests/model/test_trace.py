@@ -533,6 +533,29 @@ def test_tf_gpu_allocator_stats_become_counters(corpus):
     assert v100.peak_teraflops_per_second is None
 
 
+def test_tpu_allocator_stats_are_a_counter_per_chip(corpus):
+    """A TPU runtime's allocation events name no allocator: each chip's (`index_on_host`) is a
+    series of its own, as XProf's memory profile keeps them, not four chips' samples in turn."""
+    from jax._src.lib import _profile_data
+
+    path = corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb"
+    trace = load_trace(path)
+    trace.decode_all()
+    expected = defaultdict(list)
+    for plane in _profile_data.ProfileData.from_file(str(path)).planes:
+        for line in plane.lines:
+            for event in line.events:
+                if event.name in ("MemoryAllocation", "MemoryDeallocation"):
+                    stats = dict(event.stats)
+                    expected[stats["index_on_host"]].append((round(event.start_ns), stats["bytes_allocated"]))
+    counters = {c.name: c for c in trace.counters}
+    assert len(expected) == 4
+    assert "allocator bytes_allocated" not in counters
+    for chip, samples in expected.items():
+        counter = counters[f"device {chip} allocator bytes_allocated"]
+        assert sorted(zip(counter.time_ns.tolist(), counter.value.tolist())) == sorted(samples)
+
+
 @pytest.mark.parametrize(
     "name",
     [

@@ -253,7 +253,7 @@ class _MemoryCounters:
         for i, event in enumerate(line.events):
             if i in wanted:
                 stats = _stats(event)
-                allocator = stats.get("allocator_name", "allocator")
+                allocator = _allocator(stats)
                 for series in _MEMORY_SERIES:
                     if series in stats:
                         self.samples[(group, f"{allocator} {series}")].append((int(start[i]), float(stats[series])))
@@ -265,6 +265,19 @@ class _MemoryCounters:
             times, values = zip(*samples)
             out.append(CounterTrack(group, name, np.array(times, np.int64), np.array(values, np.float64)))
         return out
+
+
+def _allocator(stats: dict) -> str:
+    """Whose memory an event's stats count: its allocator, or where there is no name (a TPU
+    runtime's events), the device by its index on the host, as XProf's memory profile tells
+    allocators apart (one series per chip, not the chips' samples taken turn about)."""
+    name = stats.get("allocator_name")
+    if name is not None:
+        return str(name)
+    for index in ("index_on_host", "device_ordinal"):
+        if index in stats:
+            return f"device {stats[index]} allocator"
+    return "allocator"
 
 
 def _decode_line(source: _Source, plane: int, index: int, group: str, shift: int, table: NameTable,
