@@ -130,14 +130,36 @@ def test_a_categorys_rate_is_its_ops_work_over_its_time(ws):
     from tui.model.links import group_rates, op_flop_rates, op_profile
 
     profile = op_profile(ws)
-    rates = group_rates(profile.categories, profile.category_of, profile.ops, profile.rates)
+    rates = group_rates(profile.categories, profile.category_of, profile.ops, profile.rates, profile.waits)
+    assert not any(profile.waits)  # a CPU profile of no async ops: every op's time is its work
     assert rates == group_rates(profile.categories, profile.category_of, profile.ops,
-                                op_flop_rates(profile.ops, profile.instructions))
+                                op_flop_rates(profile.ops, profile.instructions), profile.waits)
     for group, rate in zip(profile.categories, rates):
         members = [(row, ins) for row, ins, of in zip(profile.ops, profile.instructions, profile.category_of) if of == group.name]
         flops = sum(op_cost(ins).flops * row.count for row, ins in members if ins is not None and op_cost(ins).known)
         assert rate == (pytest.approx(flops / (group.total_ns / 1e9)) if flops > 0 else None), group.name
     assert rates[[g.name for g in profile.categories].index("matmul")] > 0
+
+
+def test_a_categorys_rate_leaves_out_the_time_of_waits(corpus):
+    """On a TPU, an async copy's done event times its wait (seconds, while other ops run), and
+    gets no rate: its category's bytes/s is the work of its other ops over their own time, not
+    over the waits' too (the "layout" category of the v6e profile: a broadcast's 1.2 TB/s, not
+    0.018 GB/s)."""
+    from tui.model.links import group_rates, op_profile
+
+    ws = load_workspace([corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb"])
+    profile = op_profile(ws)
+    rates = group_rates(profile.categories, profile.category_of, profile.ops, profile.byte_rates, profile.waits)
+    layout = [g.name for g in profile.categories].index("layout")
+    members = [k for k, of in enumerate(profile.category_of) if of == "layout"]
+    waits = [k for k in members if profile.waits[k]]
+    rated = [k for k in members if profile.byte_rates[k] is not None]
+    assert waits and rated and {profile.instructions[k].opcode for k in waits} == {"copy-start", "copy-done"}
+    work = sum(profile.byte_rates[k] * profile.ops[k].total_ns for k in rated)
+    own_time = sum(profile.ops[k].total_ns for k in members if not profile.waits[k])
+    assert rates[layout] == pytest.approx(work / own_time)
+    assert rates[layout] > 1e12 > 1e3 * work / profile.categories[layout].total_ns  # the waits' time would make it a thousandth
 
 
 def test_tpu_ops_match_by_name_within_their_module(corpus):
@@ -165,8 +187,9 @@ def test_tpu_ops_match_by_name_within_their_module(corpus):
 def test_tpu_op_times_are_the_devices_own(corpus):
     """A TPU op's event on the trace can span more than the device spent on it (an async copy's
     wait, interleaved with other work); its `device_duration_ps` stat is its own time, which
-    XProf's op profile adds up (copy-done.4: 77.77 s, not the 70.54 s of its spans). Each row's
-    total is the stat's sum over the op's events, read with ProfileData directly."""
+    XProf's op profile adds up (copy-done.4: 77.77 s, not the 70.54 s of its spans), in
+    picoseconds (copy-start.1's 400 runs: 681.25 ns, not the 545 ns of rounding each). Each
+    row's total is the stat's sum over the op's events, read with ProfileData directly."""
     from jaxlib import _profile_data
 
     path = corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb"
@@ -176,12 +199,13 @@ def test_tpu_op_times_are_the_devices_own(corpus):
             if plane.name.startswith("/device:TPU") and line.name == "XLA Ops":
                 for event in line.events:
                     stats, name = dict(event.stats), event.name.split(" ", 1)[0].lstrip("%")  # the event's HLO text
-                    own[name] += round(stats.get("device_duration_ps", event.duration_ns * 1000) / 1000)
+                    own[name] += stats.get("device_duration_ps", event.duration_ns * 1000) / 1000
                     spans[name] += event.duration_ns
     assert any(abs(own[name] - spans[name]) > 1e9 for name in own)  # seconds apart: the spans would not do
     ws = load_workspace([path])
     rows = top_ops(ws)
-    assert rows and all(abs(row.total_ns - own[row.name]) <= row.count for row in rows)  # rounding, per event
+    assert rows and all(row.total_ns == pytest.approx(own[row.name], rel=1e-12) for row in rows)
+    assert own["copy-start.1"] == 681.25 and min(row.min_ns for row in rows) < 1  # sub-nanosecond copies
     assert max(rows, key=lambda row: row.total_ns).name == "copy-done.4"
     # An op's runs (details, the timeline's t) are the same events: on the `XLA Ops` lines, not
     # the `Async XLA Ops` spans named after an async op's start.
@@ -191,7 +215,7 @@ def test_tpu_op_times_are_the_devices_own(corpus):
     module = entry.load()
     for row in [r for r in rows if r.program == entry.label and r.name.startswith("copy-")]:
         runs = TraceLinks(ws.trace, module, entry.label).occurrences(module.instruction(row.name))
-        assert (runs.count, int(runs.durations_ns.sum())) == (row.count, row.total_ns), row.name
+        assert (runs.count, runs.durations_ns.sum()) == (row.count, pytest.approx(row.total_ns, rel=1e-12)), row.name
         tracks, _ = occurrences(ws.trace, entry.name, row.name, entry.label)
         assert len(tracks) == row.count and {ws.trace.tracks[k].name for k in tracks.tolist()} == {"XLA Ops"}
 

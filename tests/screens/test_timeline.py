@@ -628,8 +628,8 @@ async def test_op_time_by_category_and_a_categorys_ops():
         assert [row.name for row in panel.rows] == [c.name for c in categories] and len(categories) > 1
         assert "by category" in panel.title
         profile = app.screen._ops  # each category's FLOP/s and bytes/s: its ops' work over its time
-        assert panel.rates == {"GFLOP/s": group_rates(categories, of, rows, op_flop_rates(rows, profile.instructions)),
-                               "GB/s": group_rates(categories, of, rows, op_byte_rates(rows, profile.instructions))}
+        assert panel.rates == {"GFLOP/s": group_rates(categories, of, rows, op_flop_rates(rows, profile.instructions), profile.waits),
+                               "GB/s": group_rates(categories, of, rows, op_byte_rates(rows, profile.instructions), profile.waits)}
         panel.focus()
         await pilot.press("down", "enter")
         second = categories[1].name
@@ -653,7 +653,7 @@ async def test_op_time_by_name_scope_and_a_scopes_ops():
         assert [row.name for row in panel.rows] == [s.name for s in scopes] and "2 deep" in panel.title
         assert {"jit(train_step)/jvp(layer0)", "jit(train_step)/transpose(jvp(layer1))"} <= {s.name for s in scopes}
         assert sum(s.total_ns for s in scopes) == sum(r.total_ns for r in rows)  # every op once
-        assert panel.rates["GFLOP/s"] == group_rates(scopes, of, rows, op_flop_rates(rows, instructions))
+        assert panel.rates["GFLOP/s"] == group_rates(scopes, of, rows, op_flop_rates(rows, instructions), app.screen._ops.waits)
         await pilot.press("plus")
         deeper = [row.name for row in panel.rows]
         assert "jit(train_step)/jvp(layer0)/mlp" in deeper and "jit(train_step)/jvp(layer0)/attn" in deeper
@@ -684,7 +684,7 @@ async def test_op_time_by_source_line_and_a_lines_ops():
         assert [row.total_ns for row in panel.rows] == sorted((row.total_ns for row in panel.rows), reverse=True)
         assert all(name == f"{ins.source[0]}:{ins.source[1]}" for name, ins in zip(of, instructions) if ins and ins.source)
         assert "examples/transformer.py:57" in of  # the attention's matmuls
-        assert panel.rates["GB/s"] == group_rates(lines, of, rows, op_byte_rates(rows, instructions))
+        assert panel.rates["GB/s"] == group_rates(lines, of, rows, op_byte_rates(rows, instructions), app.screen._ops.waits)
         await pilot.press("enter")
         first = lines[0].name
         assert [row.name for row in panel.rows] == [row.name for row, name in zip(rows, of) if name == first]

@@ -699,13 +699,14 @@ def op_durations(track: Track) -> np.ndarray:
     """Each event's time as its op's statistics count it: on a TPU's `XLA Ops` line, the
     device's own `device_duration_ps` where the event has it (XProf's op profile reads it: the
     trace can draw an op over a stretch up to half again as long, as an async copy's wait that
-    other work interleaves), elsewhere its span on the trace."""
+    other work interleaves), elsewhere its span on the trace. The device's are in fractions of
+    a nanosecond (picoseconds, as XProf sums them: a short copy's 250 ps would round to nothing)."""
     if track.name != OPS_TRACK or not track.group.startswith("/device:"):
         return track.dur_ns
     found = _op_durations.get(track)
     if found is None:
         codes, values = track.stat_codes(DEVICE_DURATION)
-        own = np.array([round(float(v) / 1000) for v in values] + [0], np.int64)[codes]
+        own = np.array([float(v) / 1000 for v in values] + [0], np.float64)[codes]
         found = _op_durations[track] = np.where(codes >= 0, own, track.dur_ns)
     return found
 
@@ -841,6 +842,7 @@ class OpProfile(NamedTuple):
     instructions: list[HloInstruction | None]  # each op's instruction, where a module has it (op_instructions)
     autotuning: list[NameStats]  # the rows of XLA's autotuning runs (is_autotuning), left out of `ops`
     chip: Chip | None  # the chip it ran on (roofline.profile_chip): None for a host CPU or an unknown chip
+    waits: list[bool]  # each op's: its events time only its issue or its wait (only_issues_or_waits)
 
     def times(self) -> dict[HloInstruction, int]:
         """Each op's self time over the trace by its instruction (the sum of its rows: one per
@@ -894,10 +896,11 @@ def _op_profile(ws: Workspace) -> OpProfile:
     instructions = op_instructions(ws, ops)
     ops = [row if ins is None else row._replace(name=ins.name) for row, ins in zip(ops, instructions)]
     categories, category_of = op_categories(ops, instructions)
-    ran = [None if ins is not None and only_issues_or_waits(ins, ws.trace) else ins for ins in instructions]
+    waits = [ins is not None and only_issues_or_waits(ins, ws.trace) for ins in instructions]
+    ran = [None if wait else ins for ins, wait in zip(instructions, waits)]
     return OpProfile(ops, op_flop_rates(ops, ran), op_byte_rates(ops, ran), category_of, categories,
                      instructions, [row for row, trial in zip(rows, tuning) if trial],
-                     profile_chip(ws.trace.devices.values()) if ws.trace is not None else None)
+                     profile_chip(ws.trace.devices.values()) if ws.trace is not None else None, waits)
 
 
 def only_issues_or_waits(ins: HloInstruction, trace: Trace | None) -> bool:
@@ -971,15 +974,23 @@ def _added_up(rows: list[NameStats], keys: list[str]) -> list[NameStats]:
     return sorted(totals, key=lambda row: -row.self_ns)
 
 
-def group_rates(groups: list[NameStats], of: list[str], rows: list[NameStats], rates: list[float | None]) -> list[float | None]:
+def group_rates(groups: list[NameStats], of: list[str], rows: list[NameStats], rates: list[float | None],
+                waits: list[bool]) -> list[float | None]:
     """A rate of each group of top-ops rows (`of[k]` is row k's group, as op_categories and
     op_scopes give them): what its ops did in all (FLOPs, bytes) over all its time, ops without
-    a rate counting as time only; None for a group none of whose ops has one."""
+    a rate counting as time only, but for those whose events time only an issue or a wait
+    (`waits[k]`: an async copy's done, seconds long while other ops run): their time is not the
+    work's, and would make a copy's bytes/s a thousandth of what it was. None for a group none
+    of whose ops has a rate."""
     done: dict[str, float] = {}
-    for row, group, rate in zip(rows, of, rates):
+    waited: dict[str, float] = {}
+    for row, group, rate, wait in zip(rows, of, rates, waits):
         if rate is not None:
             done[group] = done.get(group, 0.0) + rate * row.total_ns
-    return [done[g.name] / g.total_ns if g.name in done and g.total_ns > 0 else None for g in groups]
+        elif wait:
+            waited[group] = waited.get(group, 0.0) + row.total_ns
+    times = [g.total_ns - waited.get(g.name, 0.0) for g in groups]
+    return [done[g.name] / time if g.name in done and time > 0 else None for g, time in zip(groups, times)]
 
 
 def op_flop_rates(rows: list[NameStats], instructions: list[HloInstruction | None]) -> list[float | None]:

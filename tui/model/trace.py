@@ -441,13 +441,15 @@ class TraceLanes(NamedTuple):
 
 
 class NameStats(NamedTuple):
+    """Times in ns: whole numbers, but for a TPU's ops, timed by the device in picoseconds."""
+
     name: str
     count: int
-    total_ns: int
-    self_ns: int
+    total_ns: float
+    self_ns: float
     mean_ns: float
-    min_ns: int
-    max_ns: int
+    min_ns: float
+    max_ns: float
     program: str | None = None  # an op's: the XLA program it ran in, where the profile says
 
 
@@ -464,8 +466,9 @@ def name_stats(names: Sequence[str], ids: np.ndarray, durs: np.ndarray, selfs: n
     firsts = np.searchsorted(ids[order], present)
     mins = np.minimum.reduceat(durs[order], firsts)
     maxs = np.maximum.reduceat(durs[order], firsts)
+    number = int if durs.dtype.kind in "iu" else float
     rows = [
-        NameStats(names[i], int(count[i]), int(total[i]), int(own[i]), total[i] / count[i], int(lo), int(hi),
+        NameStats(names[i], int(count[i]), number(total[i]), number(own[i]), total[i] / count[i], number(lo), number(hi),
                   None if programs is None else programs[i])
         for i, lo, hi in zip(present.tolist(), mins, maxs)
     ]

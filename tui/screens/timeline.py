@@ -944,7 +944,7 @@ class TimelineScreen(WorkspaceScreen):
     def _group_rates(self, groups: list[NameStats], of: list[str]) -> dict[str, list[float | None]]:
         """The rate columns of a table of op groups (categories, name scopes)."""
         ops = self._ops.ops
-        return {column: group_rates(groups, of, ops, values) for column, values in self._rates(self._ops).items()}
+        return {column: group_rates(groups, of, ops, values, self._ops.waits) for column, values in self._rates(self._ops).items()}
 
     def _show_group(self, name: str, group_of: list[str], back: str) -> None:
         """The ops of one category or name scope (`group_of[k]` is op k's)."""
