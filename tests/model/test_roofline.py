@@ -41,6 +41,8 @@ def capabilities(major, minor, units, clock_ghz=0.0, bandwidth=0.0, vendor=None,
     (capabilities(8, 0, 108, 1.41, 2039e9), 312),  # A100
     (capabilities(8, 6, 72, 1.695, 600e9), 125),  # A10
     (capabilities(8, 9, 58, 2.04, 300e9), 121),  # L4
+    (capabilities(10, 0, 148, 1.86, 8000e9), 2250),  # B200
+    (capabilities(12, 0, 188, 2.6, 1792e9), 500),  # RTX PRO 6000 Blackwell
 ])
 def test_an_unnamed_nvidia_gpu_gets_its_data_sheets_peak_from_its_sms_and_clock(stats, sheet_tflops):
     chip = chip_from_capabilities(stats)
@@ -55,6 +57,33 @@ def test_amd_instinct_parts_by_gfx_version_cus_and_memory():
     assert chip_from_capabilities({**mi300x, "core_count": 228}).name == "AMD Instinct MI300A"
     # The sheet's MI300X peak is what its CUs and clock make at 2048 FLOPs a clock.
     assert chip_from_capabilities(mi300x).peak_flops == pytest.approx(304 * 2.1e9 * 2048, rel=0.001)
+
+
+def test_a_newer_nvidia_gpu_gets_the_newest_known_rate_below_it_and_says_so():
+    """As XProf backs off to the highest compute capability it knows below the device's."""
+    chip = chip_from_capabilities(capabilities(13, 0, 100, 2.0, 1e12))
+    assert chip.peak_flops == 100 * 2.0e9 * 1024 and "sm_120's: sm_130 is newer" in chip.source
+    assert "newer" not in chip_from_capabilities(capabilities(9, 0, 132, 1.83, 3350e9)).source
+
+
+def test_blackwell_by_name():
+    assert chip_for("NVIDIA B200").name == "NVIDIA B200"
+    assert chip_for("NVIDIA GB200").name == "NVIDIA GB200 (one GPU)"
+
+
+def test_amd_mi350_series_from_the_corpus_profiles_plane(corpus):
+    """gfx950 (compute capability 9.5), 256 CUs: an MI355X at 2.4 GHz (the corpus's ROCm
+    profile), an MI350X at 2.2; the sheet's peaks, its CUs x clock x 4096 FLOPs a clock."""
+    from tui.model.trace import load_trace
+
+    trace = load_trace(corpus / "traces" / "tracelens_jax_rocm_te_fused_attn.xplane.pb")
+    chip = profile_chip(trace.devices.values())
+    stats = trace.devices["/device:GPU:0"].stats
+    assert (stats["compute_cap_major"], stats["compute_cap_minor"], stats["core_count"]) == (9, 5, 256)
+    assert chip.name == "AMD Instinct MI355X" and chip.peak_bytes == 8.0e12
+    assert chip.peak_flops == pytest.approx(256 * stats["clock_rate"] * 1e3 * 4096, rel=0.001)
+    mi350x = chip_from_capabilities({**stats, "clock_rate": 2_200_000})
+    assert mi350x.name == "AMD Instinct MI350X" and mi350x.peak_flops == pytest.approx(256 * 2.2e9 * 4096, rel=0.001)
 
 
 def test_amd_gfx90x_parts_by_cus_also_without_a_minor():

@@ -43,6 +43,8 @@ CHIPS: tuple[tuple[str, Chip], ...] = (
     (r"tpu.*v4|^v4", Chip("TPU v4", 275e12, 1200e9)),
     (r"tpu.*v3|^v3", Chip("TPU v3", 123e12, 900e9)),
     (r"tpu.*v2|^v2", Chip("TPU v2", 45e12, 600e9)),
+    (r"gb200", Chip("NVIDIA GB200 (one GPU)", 2500e12, 8000e9)),
+    (r"b200", Chip("NVIDIA B200", 2250e12, 8000e9)),
     (r"h200", Chip("NVIDIA H200", 989e12, 4800e9)),
     (r"h100.*pcie", Chip("NVIDIA H100 PCIe", 756e12, 2000e9)),
     (r"h100", Chip("NVIDIA H100 SXM", 989e12, 3350e9)),
@@ -64,19 +66,25 @@ def chip_for(device_name: str) -> Chip | None:
 # data-center parts (GeForce cards of the same capability do half with fp32 accumulation).
 # Each checks out against a data sheet: V100 80 SMs x 1.53 GHz x 1024 = 125 TFLOP/s, T4 65,
 # A100 312, A10 125, L4 121, H100 SXM 989 at its 1.83 GHz tensor clock (the plane's clock is
-# the highest boost, which reads about 8% over).
-NVIDIA_FLOPS_PER_SM_CLOCK = {(7, 0): 1024, (7, 5): 1024, (8, 0): 2048, (8, 6): 1024, (8, 9): 1024, (9, 0): 4096}
+# the highest boost, which reads about 8% over), B200 2250 at 1.86 GHz, RTX PRO 6000 Blackwell
+# (sm_120) 500. A capability newer than these gets the newest one's below it, as XProf backs off.
+NVIDIA_FLOPS_PER_SM_CLOCK = {(7, 0): 1024, (7, 5): 1024, (8, 0): 2048, (8, 6): 1024, (8, 9): 1024, (9, 0): 4096,
+                             (10, 0): 8192, (10, 3): 8192, (12, 0): 1024}
 # AMD Instinct parts by gfx version (what ROCm planes give as compute capability: gfx942 is 9.4,
-# every gfx90x 9.0, whose minor older profilers left out), CU count and least memory: their
-# planes' `memory_bandwidth` reads half the data sheet's (MI300X: 2.66 of 5.3 TB/s; the corpus
-# profile's ops reach 3.1), so the sheet's peaks are used. An MI250(X) is two devices (GCDs).
+# every gfx90x 9.0, whose minor older profilers left out; gfx950 is 9.5), CU count, least
+# memory and least clock (kHz, as planes give it: an MI355X is an MI350X clocked higher): their
+# planes' `memory_bandwidth` reads half the data sheet's (MI300X: 2.66 of 5.3 TB/s, the corpus
+# profile's ops reach 3.1; MI355X: 4.1 of 8), so the sheet's peaks are used. An MI250(X) is two
+# devices (GCDs).
 AMD_CHIPS = (
-    ((9, 4), 304, 224 << 30, Chip("AMD Instinct MI325X", 1307.4e12, 6.0e12)),
-    ((9, 4), 304, 0, Chip("AMD Instinct MI300X", 1307.4e12, 5.3e12)),
-    ((9, 4), 228, 0, Chip("AMD Instinct MI300A", 980.6e12, 5.3e12)),
-    ((9, 0), 110, 0, Chip("AMD Instinct MI250X (one GCD)", 191.5e12, 1.6384e12)),
-    ((9, 0), 104, 0, Chip("AMD Instinct MI210 or one MI250 GCD", 181.0e12, 1.6384e12)),
-    ((9, 0), 120, 0, Chip("AMD Instinct MI100", 92.3e12, 1.2288e12)),
+    ((9, 5), 256, 0, 2_300_000, Chip("AMD Instinct MI355X", 2516.6e12, 8.0e12)),
+    ((9, 5), 256, 0, 0, Chip("AMD Instinct MI350X", 2306.9e12, 8.0e12)),
+    ((9, 4), 304, 224 << 30, 0, Chip("AMD Instinct MI325X", 1307.4e12, 6.0e12)),
+    ((9, 4), 304, 0, 0, Chip("AMD Instinct MI300X", 1307.4e12, 5.3e12)),
+    ((9, 4), 228, 0, 0, Chip("AMD Instinct MI300A", 980.6e12, 5.3e12)),
+    ((9, 0), 110, 0, 0, Chip("AMD Instinct MI250X (one GCD)", 191.5e12, 1.6384e12)),
+    ((9, 0), 104, 0, 0, Chip("AMD Instinct MI210 or one MI250 GCD", 181.0e12, 1.6384e12)),
+    ((9, 0), 120, 0, 0, Chip("AMD Instinct MI100", 92.3e12, 1.2288e12)),
 )
 
 
@@ -89,15 +97,20 @@ def chip_from_capabilities(stats: dict) -> Chip | None:
         minor = 0  # a gfx90x part, from a profiler that wrote no minor of 0
     if major is None or minor is None or not units:
         return None
+    clock_khz = stats.get("clock_rate") or 0
     if amd:
         memory = stats.get("memory_size") or 0
-        return next((chip for cap, cus, least, chip in AMD_CHIPS
-                     if cap == (major, minor) and cus == units and memory >= least), None)
-    per_clock, clock_khz, bandwidth = NVIDIA_FLOPS_PER_SM_CLOCK.get((major, minor)), stats.get("clock_rate"), stats.get("memory_bandwidth")
-    if per_clock is None or not clock_khz or not bandwidth:
+        return next((chip for cap, cus, least, fastest, chip in AMD_CHIPS
+                     if cap == (major, minor) and cus == units and memory >= least and clock_khz >= fastest), None)
+    known = [cap for cap in NVIDIA_FLOPS_PER_SM_CLOCK if cap <= (major, minor)]
+    bandwidth = stats.get("memory_bandwidth")
+    if not known or not clock_khz or not bandwidth:
         return None
+    like = max(known)
+    per_clock = NVIDIA_FLOPS_PER_SM_CLOCK[like]
+    assumed = "" if like == (major, minor) else f" (sm_{like[0]}{like[1]}'s: sm_{major}{minor} is newer than the table)"
     return Chip(f"NVIDIA sm_{major}{minor} GPU", units * clock_khz * 1e3 * per_clock, float(bandwidth),
-                f"{units} SMs x {clock_khz / 1e6:.2f} GHz x {per_clock} FLOPs a clock; the plane's memory bandwidth")
+                f"{units} SMs x {clock_khz / 1e6:.2f} GHz x {per_clock} FLOPs a clock{assumed}; the plane's memory bandwidth")
 
 
 def profile_chip(devices) -> Chip | None:
