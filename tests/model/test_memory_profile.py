@@ -496,3 +496,20 @@ def test_the_summarys_peak_by_memory_space_is_measured_as_the_peak_is():
         for row in summarize(load_workspace([FIXTURES / name]))["modules"]:
             if row["peak_memory_bytes"] is not None:
                 assert row["peak_memory_by_space"] == {"device": row["peak_memory_bytes"]}, (name, row["label"])
+
+
+def test_values_in_the_outputs_buffer_are_outputs_without_xlas_files(programs):
+    """From the HLO alone, a value that shares its buffer with the program's output (a loop's
+    carry in the body, the loop's own result) is an output, as XLA's buffer assignment places
+    it in a live-out allocation, not a temporary counted again beside the output."""
+    for name in ("while_loop", "scan", "two_loops"):
+        hlo = main_hlo(programs[name])
+        ours = computed(hlo)
+        assignment = parse_buffer_assignment(_sidecar(hlo, "-buffer-assignment.txt"))
+        placed = {v.buffer_name: a.kind for a in assignment.allocations for v in a.values}
+        carried = [row for row, value in enumerate(ours.values)
+                   if value.instruction.computation.kind == "while body" and value.instruction.opcode == "parameter"]
+        assert carried, name
+        for row, label in enumerate(ours.names):
+            if placed.get(label) in ("output", "temp"):
+                assert KINDS[ours.kind[row]] == placed[label], (name, label)

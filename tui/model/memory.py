@@ -162,16 +162,19 @@ class MemoryProfile:
 
     # -- building ---------------------------------------------------------------------------
     def _kinds(self) -> np.ndarray:
-        """parameter / output / temp / constant per value, from the HLO alone."""
+        """parameter / output / temp / constant per value, from the HLO alone. A value in the
+        buffer of one that is live to the end is the output's too (a while loop's carry, in the
+        buffer the loop hands back), as XLA places it in the output's allocation."""
         entry = self.module.entry
         codes = np.empty(len(self.values), np.int8)
+        to_the_end = {v.buffer for v in self.values if v.end == self.end_time and v.buffer >= 0}
         for i, v in enumerate(self.values):
             op = v.instruction.opcode
             if op == "parameter" and v.instruction.computation is entry:
                 kind = "parameter"
             elif op == "constant":
                 kind = "constant"
-            elif v.end == self.end_time:
+            elif v.end == self.end_time or v.buffer in to_the_end:
                 kind = "output"
             else:
                 kind = "temp"
