@@ -192,6 +192,21 @@ def test_a_chrome_trace_takes_the_programs_of_the_xplane_beside_it(tmp_path):
     assert load_workspace([alone]).modules == []
 
 
+def test_a_pipe_or_device_named_as_an_xplane_beside_a_chrome_trace_is_passed_over(tmp_path):
+    """Opening a pipe waits for a writer for good: the trace opens without it, at once."""
+    import os
+    import subprocess
+    import sys
+
+    trace = tmp_path / "perfetto_trace.json.gz"
+    trace.write_bytes((CPU_PROFILE.parent / "perfetto_trace.json.gz").read_bytes())
+    os.mkfifo(tmp_path / "host.xplane.pb")
+    (tmp_path / "zero.xplane.pb").symlink_to("/dev/zero")
+    code = f"from tui.model.inputs import load_workspace; print(load_workspace([{str(trace)!r}]).trace.event_count)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and int(done.stdout) > 0, done.stderr
+
+
 def test_a_cpu_profiles_main_program_is_its_largest_and_loading_decodes_nothing():
     """A CPU profile has no `XLA Modules` lines to say which program ran most; counting its op
     events would decode every track before the first frame. Its largest program is the main one

@@ -53,6 +53,8 @@ def programs_beside(files: list[Path]) -> list[tuple[Path, EmbeddedProgram]]:
     found = []
     for folder in dict.fromkeys(f.parent for f in files):
         for xplane in sorted(folder.glob("*.xplane.pb")):
+            if not xplane.is_file():  # a pipe would block the open for good; a device is no profile
+                continue
             try:
                 with open(xplane, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as raw:
                     programs, _ = embedded_programs(raw)
