@@ -283,10 +283,12 @@ def test_temporary_capture_is_removed_and_no_profile_means_no_trace(tmp_path):
 def test_flags_that_limit_the_dump_are_overridden_and_said(tmp_path):
     """XLA_FLAGS that dump only some modules (`--xla_dump_hlo_module_re`) or strip their metadata
     (`--xla_dump_disable_metadata`) left the capture without its programs, or their source
-    lines, silently: they are overridden, as `--xla_dump_to` is, and the summary says so."""
+    lines, silently: they are overridden, as `--xla_dump_to` is, and the summary says so. The
+    environment's own `--xla_dump_to` is said to be the environment's, not the script's."""
     script = tmp_path / "tiny.py"
     script.write_text("import jax, jax.numpy as jnp\nprint(jax.jit(lambda x: jnp.sin(x) * 2)(jnp.ones(3)))\n")
-    limits = "--xla_dump_hlo_module_re=no_such_module --xla_dump_disable_metadata --xla_dump_max_hlo_modules=-1"
+    limits = (f"--xla_dump_to={tmp_path / 'env_dump'} --xla_dump_hlo_module_re=no_such_module"
+              " --xla_dump_disable_metadata --xla_dump_max_hlo_modules=-1")
     saved = tmp_path / "saved"
     run = xla_tui("--summary", "--json", "--no-profile", "--save", str(saved), str(script),
                   env=dict(os.environ, XLA_FLAGS=limits))
@@ -298,7 +300,9 @@ def test_flags_that_limit_the_dump_are_overridden_and_said(tmp_path):
     overridden = [w for w in summary["warnings"] if "was overridden: the capture dumps every module" in w]
     assert [w.split("'")[1].split()[0] for w in overridden] == [  # the one that limits nothing is left alone
         "--xla_dump_hlo_module_re=no_such_module", "--xla_dump_disable_metadata"]
-    assert summary["capture"]["kind"] == "script"
+    dump_to = [w for w in summary["warnings"] if "--xla_dump_to=" in w]
+    assert dump_to == [f"XLA_FLAGS' own --xla_dump_to={tmp_path / 'env_dump'} was overridden: the modules are in the capture's dump folder"]
+    assert summary["capture"]["kind"] == "script" and not (tmp_path / "env_dump").exists()
 
 
 @pytest.mark.parametrize("manifest, problem", [("{", "bad JSON"), ('{"script": "x.py"}', "needs the keys")])

@@ -94,6 +94,7 @@ class _Capture:
         self.profile_dir = config["profile_dir"]
         self.profile_python = config["profile_python"]
         self.profile_seconds = config["profile_seconds"]
+        self.inherited = DUMP_TO.findall(os.environ.get("XLA_FLAGS", ""))  # the user's, which xla-tui itself notes
         self.result = {"error": None, "profile": None, "profile_note": None, "notes": []}
         self._profiling = False
         self._lock = threading.Lock()
@@ -101,7 +102,7 @@ class _Capture:
     def append_flags(self):
         current = os.environ.get("XLA_FLAGS", "")
         if not current.endswith(self.added):
-            theirs = [flag for flag in DUMP_TO.findall(current) if flag not in self.flags]
+            theirs = [flag for flag in DUMP_TO.findall(current) if flag not in self.flags and flag not in self.inherited]
             if theirs:  # XLA takes the last: ours
                 self._note(f"the script's own {theirs[-1]} was overridden: its modules are in the capture's dump folder")
             limits = {found.group(1): found for found in DUMP_LIMIT.finditer(current)}  # the last of each counts
