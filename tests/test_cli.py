@@ -191,6 +191,11 @@ def _one_line_error(result: subprocess.CompletedProcess, *needles: str) -> None:
 
 def test_bad_inputs_get_one_clear_line(tmp_path):
     _one_line_error(run("--summary", str(tmp_path / "missing.hlo")), "missing.hlo", "no such file")
+    (tmp_path / "loop.hlo").symlink_to(tmp_path / "round.hlo")
+    (tmp_path / "round.hlo").symlink_to(tmp_path / "loop.hlo")
+    _one_line_error(run("--summary", str(tmp_path / "loop.hlo")), "loop.hlo", "a symbolic link loop")
+    (tmp_path / "gone.hlo").symlink_to(tmp_path / "removed.hlo")
+    _one_line_error(run("--summary", str(tmp_path / "gone.hlo")), "gone.hlo", f"a symbolic link to {tmp_path / 'removed.hlo'}, which does not exist")
     pipe = tmp_path / "pipe.hlo"
     os.mkfifo(pipe)  # opening it to read would wait for a writer for ever
     _one_line_error(run("--summary", str(pipe)), "pipe.hlo", "not a regular file")

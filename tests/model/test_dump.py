@@ -305,6 +305,6 @@ def test_an_hlo_text_with_a_byte_order_mark_parses(tmp_path):
     plain, marked = read_hlo(FIXTURES / "mlp.hlo"), read_hlo(tmp_path / "bom.hlo")
     assert [i.text for i in marked.entry.instructions] == [i.text for i in plain.entry.instructions]
     assert marked.name == plain.name
-    (tmp_path / "latin.hlo").write_bytes(b"\xef\xbb\xbf" + data.replace(b"\n", b"\n\xe9", 1))
-    with pytest.raises(InputError, match=r"latin.hlo:2: not UTF-8 text \(byte 0xe9\)"):
+    (tmp_path / "latin.hlo").write_bytes(b"\xef\xbb\xbf" + data.replace(b"\n", "\néx".encode() + b"\xe9", 1))
+    with pytest.raises(InputError, match=r"latin.hlo:2:3: not UTF-8 text \(byte 0xe9\)"):  # after two characters
         read_hlo(tmp_path / "latin.hlo")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 
@@ -27,6 +28,19 @@ class InputError(Exception):
             if self.column is not None:
                 where += f":{self.column}"
         return f"{where}: {self.problem}"
+
+
+def missing(path: str | os.PathLike) -> InputError:
+    """The error for a path that does not exist as it is named: not there at all, or a symbolic
+    link that points nowhere (said, with where it points) or round in a loop."""
+    try:
+        os.stat(path)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return InputError(path, "a symbolic link loop (its links point round to each other)")
+    if os.path.islink(path):
+        return InputError(path, f"a symbolic link to {os.readlink(path)}, which does not exist")
+    return InputError(path, "no such file or directory")
 
 
 def unreadable(paths, error: BaseException) -> str:

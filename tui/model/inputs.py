@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from tui.model.capture_manifest import CAPTURE_MANIFEST, read_manifest
-from tui.model.errors import NOT_A_FILE, InputError
+from tui.model.errors import NOT_A_FILE, InputError, missing
 from tui.model.file_kind import named_kind
 from tui.model.main_module import Runs, is_helper, module_runs, pick_main
 from tui.model.workspace import ModuleEntry, Workspace
@@ -24,7 +24,7 @@ HLO_TEXT_SUFFIXES = (".hlo", ".txt", ".hlotxt", ".mlir.hlo")
 def input_kind(path: Path) -> str:
     """'script', 'capture', 'dump', 'profile', 'hlo-folder', 'hlo-proto', 'hlo-text'; InputError if unknown."""
     if not path.exists():
-        raise InputError(path, "no such file or directory")
+        raise missing(path)
     if path.is_dir():
         if (path / CAPTURE_MANIFEST).is_file():
             return "capture"

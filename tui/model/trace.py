@@ -24,7 +24,7 @@ from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
-from tui.model.errors import NOT_A_FILE, InputError
+from tui.model.errors import NOT_A_FILE, InputError, missing
 from tui.model.profile_programs import EmbeddedProgram, programs_beside
 from tui.model.trace_flows import FlowPoint, flow_links
 from tui.model.trace_lanes import LaneIndex, assign_rows, lane_index, merge, self_times
@@ -814,7 +814,7 @@ def _resolve(path: Path, run: str | None) -> tuple[list[tuple[str | None, list[P
     newest first). A logdir left to pick its run gives every run, newest first: one that a
     profiler still writes, or was killed while writing, is passed over for the one before it."""
     if not path.exists():
-        raise InputError(path, "no such file or directory")
+        raise missing(path)
     if not path.is_dir():
         if not path.is_file():
             raise InputError(path, NOT_A_FILE)
@@ -855,7 +855,7 @@ def load_trace(path: str | os.PathLike | Sequence[str | os.PathLike], run: str |
         files = [Path(p) for p in path]
         for file in files:
             if not file.is_file():
-                raise InputError(file, "no such file")
+                raise InputError(file, NOT_A_FILE) if file.exists() else missing(file)
         tries, runs = [(None, files)], []
     passed_over: list[InputError] = []
     for chosen, files in tries:

@@ -109,8 +109,10 @@ def read_text(path: Path, what: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise InputError(path, f"not UTF-8 text (byte 0x{data[e.start]:02x})", line=line) from None
+        line_start = data.rfind(b"\n", 0, e.start) + 1
+        line = data.count(b"\n", 0, line_start) + 1
+        column = len(data[line_start : e.start].decode("utf-8")) + 1  # characters: the text before it is UTF-8
+        raise InputError(path, f"not UTF-8 text (byte 0x{data[e.start]:02x})", line=line, column=column) from None
 
 
 Listener = Callable[["Selection", "Selection"], None]
