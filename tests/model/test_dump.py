@@ -237,6 +237,16 @@ def test_folders_beside_the_modules_are_not_strays(tmp_path):
     assert scan_dump(tmp_path).warnings == []
 
 
+def test_links_round_in_a_loop_beside_the_modules_are_strays(tmp_path):
+    """A link that cannot be followed is left out as any other file is, not the whole folder."""
+    touch(tmp_path, {"module_0001.jit_f.before_optimizations.txt": 10})
+    (tmp_path / "loop_a").symlink_to(tmp_path / "loop_b")
+    (tmp_path / "loop_b").symlink_to(tmp_path / "loop_a")
+    folder = scan_dump(tmp_path)
+    assert [m.label for m in folder.modules] == ["module_0001.jit_f"]
+    assert folder.warnings == ["left out 2 files not named module_NNNN.*"]
+
+
 def test_a_proto_only_folder_has_its_modules_as_protos(tmp_path):
     touch(tmp_path, {
         "module_0001.jit_a.before_optimizations.hlo.pb": 500,

@@ -101,6 +101,14 @@ def is_dump_folder(path: str | os.PathLike) -> bool:
         return False
 
 
+def _is_dir(entry: os.DirEntry) -> bool:
+    """Whether an entry is a folder; a link that cannot be followed (round in a loop) is none."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
 def scan_dump(path: str | os.PathLike) -> DumpFolder:
     """Group a dump folder's files per module (which of them is the user's program is
     main_module's choice: it asks the profile too)."""
@@ -120,10 +128,10 @@ def scan_dump(path: str | os.PathLike) -> DumpFolder:
     for entry in entries:
         m = _module_match(entry.name)
         if m is None:
-            stray += not entry.is_dir()  # a folder beside the modules (a profile, say) is no stray file
+            stray += not _is_dir(entry)  # a folder beside the modules (a profile, say) is no stray file
             continue
         number, rest = int(m["number"]), m["rest"]
-        anchor = _anchor(rest, entry.is_dir())
+        anchor = _anchor(rest, _is_dir(entry))
         if anchor is None:
             named.append((entry, number, rest))
             continue
