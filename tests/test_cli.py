@@ -23,6 +23,30 @@ def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tui", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300)
 
 
+def test_a_folder_closed_to_the_user_is_said_to_be(tmp_path):
+    """A folder that may not be listed, or a file in one that may not be looked inside: one
+    line that says so (it was a PermissionError for a capture manifest never there)."""
+    import shutil
+
+    closed = tmp_path / "closed"
+    closed.mkdir()
+    (closed / "mlp.hlo").write_bytes((FIXTURES / "mlp.hlo").read_bytes())
+    closed.chmod(0)
+    as_user = []  # root reads any folder: without the capabilities that let it, as a user would
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root, and no setpriv to drop the capabilities that ignore permissions")
+        as_user = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
+    try:
+        for target, problem in ((closed, "cannot open the folder: Permission denied"),
+                                (closed / "mlp.hlo", "cannot reach it: Permission denied")):
+            result = subprocess.run([*as_user, sys.executable, "-m", "tui", "--summary", str(target)],
+                                    capture_output=True, text=True, cwd=REPO, timeout=120)
+            _one_line_error(result, str(target), problem)
+    finally:
+        closed.chmod(0o755)
+
+
 def test_help_answers_without_importing_jax():
     probe = ("import sys, tui.cli\n"
              "try:\n    tui.cli.main(['--help'])\nexcept SystemExit:\n    pass\n"

@@ -101,7 +101,11 @@ def named_kind(path: Path) -> str:
 def told(error: InputError) -> str:
     """The error's line, with what the file is where its bytes are not what its name says."""
     path = Path(error.path) if error.path else None
-    if path is None or not path.is_file():
+    try:
+        regular = path is not None and path.is_file()
+    except OSError:  # not to be reached (a folder on the way closed to us)
+        regular = False
+    if not regular:
         return str(error)
     kind = what_it_is(path)
     if kind is None:

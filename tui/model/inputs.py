@@ -23,26 +23,39 @@ HLO_TEXT_SUFFIXES = (".hlo", ".txt", ".hlotxt", ".mlir.hlo")
 
 def input_kind(path: Path) -> str:
     """'script', 'capture', 'dump', 'profile', 'hlo-folder', 'hlo-proto', 'hlo-text'; InputError if unknown."""
-    if not path.exists():
-        raise missing(path)
+    try:
+        os.stat(path)
+    except PermissionError as e:
+        raise InputError(path, f"cannot reach it: {e.strerror} (a folder on its path is closed to you)") from None
+    except OSError:
+        raise missing(path) from None
     if path.is_dir():
-        if (path / CAPTURE_MANIFEST).is_file():
-            return "capture"
-        from tui.model.dump import is_dump_folder
-
-        if is_dump_folder(path):
-            return "dump"
-        if _find_profile_files(path):
-            return "profile"
-        if _hlo_files(path):
-            return "hlo-folder"
-        raise InputError(path, "folder holds no XLA dump (module_*), profile (*.xplane.pb, *trace.json*) or HLO files")
+        try:
+            return _folder_kind(path)
+        except PermissionError as e:  # a folder we may not list, or not look inside
+            raise InputError(path, f"cannot open the folder: {e.strerror}") from None
     if not path.is_file():  # reading a pipe or a device could wait, or go on, for ever
         raise InputError(path, NOT_A_FILE)
     if path.name.lower().endswith(".py"):
         return "script"
     named = named_kind(path)
     return "profile" if named in ("xplane", "json") else named
+
+
+def _folder_kind(path: Path) -> str:
+    with os.scandir(path):  # listing it needs read permission (looking inside, search permission)
+        pass
+    if (path / CAPTURE_MANIFEST).is_file():
+        return "capture"
+    from tui.model.dump import is_dump_folder
+
+    if is_dump_folder(path):
+        return "dump"
+    if _find_profile_files(path):
+        return "profile"
+    if _hlo_files(path):
+        return "hlo-folder"
+    raise InputError(path, "folder holds no XLA dump (module_*), profile (*.xplane.pb, *trace.json*) or HLO files")
 
 
 def _hlo_files(folder: Path) -> list[Path]:
