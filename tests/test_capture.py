@@ -188,6 +188,26 @@ def test_a_script_that_replaces_xla_flags_and_raises(captures):
     assert "main module: " + summary["main_module"] in text.stdout
 
 
+def test_a_script_a_signal_ended_is_said_to_be_killed_by_it(captures, tmp_path):
+    """A negative exit status is the signal that ended the script (SIGABRT: -6), said by name in
+    the summary and the banner, not as "exit status -6"."""
+    import json
+    import shutil
+
+    from tui.model.capture_manifest import error_tail, how_it_ended
+
+    folder = tmp_path / "aborted"
+    shutil.copytree(captures["raising"][0], folder)
+    manifest = manifest_of(folder)
+    manifest.update(exit_status=-int(signal.SIGABRT), error=None)
+    (folder / CAPTURE_MANIFEST).write_text(json.dumps(manifest))
+    text = xla_tui("--summary", str(folder))
+    assert text.returncode == 0, text.stderr
+    assert "  killed by SIGABRT, ran " in text.stdout and "exit status -6" not in text.stdout
+    assert error_tail(manifest) == "the script was killed by SIGABRT"
+    assert (how_it_ended(1), how_it_ended(-99)) == ("exit status 1", "killed by signal 99")
+
+
 def test_multi_device_example(captures):
     folder, run = captures["sharded"]
     assert run.returncode == 0, run.stderr

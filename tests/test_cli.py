@@ -266,6 +266,11 @@ def test_bad_inputs_get_one_clear_line(tmp_path):
                     "train.py", "--profile goes with an HLO, dump or capture TARGET")
     (tmp_path / "folder.py").mkdir()
     _one_line_error(run("--summary", str(tmp_path / "folder.py")), "folder.py", "is a folder, not a script")
+    _one_line_error(run("--summary", "--no-profile", "--profile-python", str(script)),
+                    "train.py", "--profile-python: says how to profile, and --no-profile takes no profile")
+    (tmp_path / "a_file").touch()
+    _one_line_error(run("--summary", "--save", str(tmp_path / "a_file"), str(script)),
+                    "a_file", "is a file; a capture is saved to a new or empty folder")
     (tmp_path / "UPPER.PY").mkdir()  # a script by its suffix in any case, as Python runs it
     _one_line_error(run("--summary", str(tmp_path / "UPPER.PY")), "UPPER.PY", "is a folder, not a script")
     # an empty path is the folder xla-tui runs in (any config.json there was read as the trace)

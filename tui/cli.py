@@ -243,6 +243,10 @@ def _capture(args):
         if args.profile:
             raise InputError(target, "--profile goes with an HLO, dump or capture TARGET: a script's run is profiled by "
                                      "the capture itself (save it with --save, then `xla-tui DIR --profile PATH`)")
+        unprofiled = [flag for flag, given in (("--profile-seconds", args.profile_seconds),
+                                               ("--profile-python", args.profile_python)) if given]
+        if args.no_profile and unprofiled:
+            raise InputError(target, f"{', '.join(unprofiled)}: says how to profile, and --no-profile takes no profile")
         _end_cleanly_on_hangup()
         return capture_script(target, args.script_args, save_to=args.save, profile=not args.no_profile,
                               profile_python=args.profile_python, profile_seconds=args.profile_seconds,

@@ -56,7 +56,9 @@ def capture_folder(save_to: str | os.PathLike | None) -> tuple[Path, bool]:
     if save_to is None:
         return Path(tempfile.mkdtemp(prefix="xla-tui-capture-")), True
     folder = Path(save_to)
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+    if folder.exists() and not folder.is_dir():
+        raise InputError(folder, "is a file; a capture is saved to a new or empty folder")
+    if folder.exists() and any(folder.iterdir()):
         raise InputError(folder, "already exists and is not an empty folder; a capture is saved to a new or empty one")
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -114,12 +114,16 @@ def error_tail(manifest: dict, lines: int = 3) -> str:
     status = manifest.get("exit_status")
     if status is None or status == 0:
         return ""
-    if status < 0:
-        import signal
+    return f"the script was {how_it_ended(status)}" if status < 0 else f"the script exited with status {status}"
 
-        try:
-            name = signal.Signals(-status).name
-        except ValueError:
-            name = f"signal {-status}"
-        return f"the script was killed by {name}"
-    return f"the script exited with status {status}"
+
+def how_it_ended(status: int | None) -> str:
+    """`exit status 3`, or for a script a signal ended (a negative status), `killed by SIGABRT`."""
+    if status is None or status >= 0:
+        return f"exit status {status}"
+    import signal
+
+    try:
+        return f"killed by {signal.Signals(-status).name}"
+    except ValueError:
+        return f"killed by signal {-status}"

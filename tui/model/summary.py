@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING
 
-from tui.model.capture_manifest import error_tail
+from tui.model.capture_manifest import error_tail, how_it_ended
 from tui.model.errors import InputError
 from tui.model.explain import si
 from tui.model.shapes import human_bytes
@@ -209,7 +209,7 @@ def format_summary(summary: dict) -> str:
     if capture:
         args = " ".join(capture["args"] or [])
         lines.append(f"{capture['kind'] or 'script'}: {capture['script']} {textwrap.shorten(args, 100)}".rstrip())
-        lines.append(f"  exit status {capture['exit_status']}, ran {capture['seconds'] or 0:.1f} s "
+        lines.append(f"  {how_it_ended(capture['exit_status'])}, ran {capture['seconds'] or 0:.1f} s "
                      f"(capture {capture['capture_seconds'] or 0:.1f} s), {capture['files']} files")
         tail = error_tail(capture)
         if tail:

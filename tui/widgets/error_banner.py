@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.app import App
 from textual.widgets import Static
 
-from tui.model.capture_manifest import error_tail
+from tui.model.capture_manifest import error_tail, how_it_ended
 
 
 class ErrorBanner(Static):
@@ -28,7 +28,7 @@ class ErrorBanner(Static):
         tail = error_tail(capture) if capture and app.show_error_banner else ""
         if not tail:
             return None
-        text = Text(f"{capture['script']} failed (exit status {capture['exit_status']}); "
+        text = Text(f"{capture['script']} failed ({how_it_ended(capture['exit_status'])}); "
                     "showing what it compiled before that. Click to hide.\n", style="bold")
         text.append(tail)
         return text
