@@ -173,7 +173,7 @@ def test_a_program_the_profile_holds_cut_is_left_out_with_a_warning(tmp_path):
     assert ws.trace is not None and ws.trace.event_count == load_workspace([CPU_PROFILE]).trace.event_count
     assert [w for w in ws.warnings if w.startswith("left out: ")] == [
         f"left out: {damaged}: its program jit_train_step(14): not a serialized HloProto or HloModuleProto "
-        "(truncated, or another kind of .pb file)"]
+        "(damaged, cut off, or another kind of .pb file)"]
 
 
 def test_a_chrome_trace_takes_the_programs_of_the_xplane_beside_it(tmp_path):

@@ -909,6 +909,33 @@ def test_bad_inputs(tmp_path, runs, xplane_path, corpus):
     one_line_error(tmp_path / "logdir", "no profile here")
 
 
+def test_damage_deep_in_an_xplane_is_told_by_byte_and_field(tmp_path, xplane_path):
+    """A byte flipped inside a plane passes the top-level check and jaxlib's parser only says it
+    failed: the walk with the schema's nesting names the byte and the field it lies in."""
+    from jax._src.lib import _profile_data
+
+    from tui.model.protowire import field_spans
+
+    data = xplane_path.read_bytes()
+    planes = [value for number, value in field_spans(data) if number == 1]
+    name = next(value for number, value in field_spans(data, *planes[0]) if number == 2)  # planes[0].name
+    bad_name = bytearray(data)
+    bad_name[name[1] - 1] = 0xFF  # its last byte: `/host:CP\xff`
+    plane, k = next((p, k) for k, p in enumerate(planes) if any(n == 3 for n, _ in field_spans(data, *p)))
+    line = next(value for number, value in field_spans(data, *plane) if number == 3)
+    event = next(value for number, value in field_spans(data, *line) if number == 4)
+    assert data[event[0]] == 0x08  # the event's metadata_id, a varint: made a length-delimited field
+    bad_event = bytearray(data)
+    bad_event[event[0]] = 0x0A
+    for damaged, needle in ((bad_name, f"text that is not UTF-8 at byte {name[1] - 1:,} (in planes[0].name)"),
+                            (bad_event, f"(in planes[{k}].lines[0].events[0])")):
+        with pytest.raises(RuntimeError):  # what jaxlib says of it: no more than that it failed
+            _profile_data.ProfileData.from_serialized_xspace(bytes(damaged))
+        (tmp_path / "damaged.xplane.pb").write_bytes(damaged)
+        error = one_line_error(tmp_path / "damaged.xplane.pb", "a damaged XSpace profile: ")
+        assert str(error).endswith(needle), error
+
+
 def test_json_errors_say_where(tmp_path, runs):
     """JSON that breaks off or goes wrong is named by line and column (msgspec gives a byte
     offset, or none for a file that ends early); for a .gz, of the decompressed text."""

@@ -72,4 +72,4 @@ def hlo_text_from_proto(path: str | os.PathLike, span: tuple[int, int] | None = 
         except Exception:  # jaxlib raises its own runtime error type for bad protos
             continue
         return module.to_string()
-    raise InputError(path, "not a serialized HloProto or HloModuleProto (truncated, or another kind of .pb file)")
+    raise InputError(path, "not a serialized HloProto or HloModuleProto (damaged, cut off, or another kind of .pb file)")

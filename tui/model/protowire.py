@@ -70,7 +70,7 @@ def field_spans(data, start: int = 0, end: int | None = None) -> Iterator[tuple[
             else:
                 raise ValueError(f"wire type {wire}")
         except ValueError as error:
-            raise ValueError(f"{error} at byte {at}") from None
+            raise ValueError(f"{error} at byte {at:,}") from None
         if pos > end:  # a cut-off file: where its last field starts, and how far short it falls
             raise ValueError(f"cut off: the field at byte {at:,} runs to byte {pos:,}, past the end at byte {end:,}")
         yield number, value

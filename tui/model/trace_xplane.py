@@ -27,6 +27,8 @@ import numpy as np
 from tui.model.errors import InputError, open_regular
 from tui.model.memory_room import XPLANE_FACTOR, check_room
 from tui.model.profile_programs import embedded_programs
+from tui.model.file_kind import what_it_is
+from tui.model.proto_damage import XSPACE, first_damage
 from tui.model.protowire import check_framing, top_level_fields
 from tui.model.trace import CounterTrack, Device, NameTable, Trace, Track, op_display_name, return_freed_memory
 
@@ -162,7 +164,10 @@ class _Host:
         start = time.perf_counter()
         try:
             data = _profile_data().from_serialized_xspace(raw)
-        except Exception as error:  # ProfileData raises RuntimeError on a failed parse
+        except Exception as error:  # ProfileData raises RuntimeError on a failed parse, saying no more
+            damage = first_damage(raw, XSPACE) if what_it_is(path) == "xplane" else None  # not some other message
+            if damage is not None:
+                raise InputError(path, f"a damaged XSpace profile: {damage}") from None
             raise InputError(path, f"not an XSpace profile ({error})") from None
         self.source = _Source(path, data, time.perf_counter() - start)
         self.notes = [f"{path.name}: profiler error: {text}" for text in notes[_ERRORS]]
