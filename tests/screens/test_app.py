@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import threading
 
+import pytest
 from conftest import FIXTURES, screen_text
 from textual.widgets import LoadingIndicator
 
@@ -289,6 +290,25 @@ async def test_a_new_theme_redraws_every_screen_in_its_colours():
         after = await backgrounds()
         assert any(gone & colours for colours in before.values())  # the check can fail
         assert {name: gone & colours for name, colours in after.items() if gone & colours} == {}
+
+
+@pytest.mark.parametrize("theme", ["ansi-dark", "ansi-light"])
+async def test_every_screen_draws_in_the_ansi_themes(theme):
+    """Textual's palette offers themes in the terminal's own colours, whose background is its
+    default colour, not a hex one (the timeline's painter could not read `ansi_default`, and
+    the pane died on `4`)."""
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        app.theme = theme
+        await pilot.pause()
+        for key in ("1", "l", "R", "escape", "2", "3", "4", "w", "t", "escape", "R", "escape", "k", "g"):
+            await pilot.press(key)
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert app._exception is None and app.return_code is None, key
+        view = app.screen.view
+        assert view._painter.colours[0] == "default" and view._lines  # drawn, on the terminal's background
 
 
 async def test_a_panes_work_ahead_tick_stops_when_done_and_wakes_on_a_key():

@@ -424,7 +424,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
 
     def restyled(self) -> None:
         """Paint everything again, on the background as it is now."""
-        self._painter = Painter(self.background_colors[1].hex)
+        self._painter = Painter(self.background_colors[1].rich_color.name)  # a name Rich reads: `default` in an ANSI theme
         self._redraw()
 
     def show_event(self, track_index: int, event: int) -> None:
