@@ -207,9 +207,11 @@ class Workspace:
         if isinstance(ins, HloInstruction):
             changes["instruction"] = ins.name
             changes.setdefault("computation", ins.computation.name)
-            home = next((e.label for e in self.modules if e.loaded and e.load() is ins.computation.module), None)
-            if home is not None:  # an instruction of another loaded module (a profile's other program): that module
-                changes.setdefault("module", home)
+            module, current = ins.computation.module, self.current
+            if current is None or not current.loaded or current.load() is not module:  # selects run on every key
+                home = next((e.label for e in self.modules if e.loaded and e.load() is module), None)
+                if home is not None:  # an instruction of another loaded module (a profile's other program): that module
+                    changes.setdefault("module", home)
         elif ins and "computation" not in changes and self.current is not None and self.current.loaded:
             found = self.hlo.instruction(ins)
             if found is not None:
