@@ -1723,7 +1723,8 @@ async def test_search_and_arrows_find_instants_as_perfetto_finds_them(tmp_path):
     instant to instant, and the panel says which one the cursor is on."""
     app = XlaTuiApp(host_trace(tmp_path, {"ph": "X", "name": "work", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
                                {"ph": "X", "name": "marking", "pid": 1, "tid": 1, "ts": 600, "dur": 10},
-                               {"ph": "i", "name": "mark A", "pid": 1, "tid": 1, "ts": 500, "s": "t"},
+                               {"ph": "i", "name": "mark A", "pid": 1, "tid": 1, "ts": 500, "s": "t", "cat": "marks",
+                                "args": {"step": 7, "why": "checkpoint"}},
                                {"ph": "i", "name": "mark C", "pid": 1, "tid": 1, "ts": 800, "s": "t"},
                                {"ph": "i", "name": "other", "pid": 1, "tid": 2, "ts": 300, "s": "t"}))
     async with app.run_test(size=SIZE) as pilot:
@@ -1749,8 +1750,11 @@ async def test_search_and_arrows_find_instants_as_perfetto_finds_them(tmp_path):
         assert visited == [("instant on tid 1", 500_000), ("event", 600_000), ("instant on tid 1", 800_000),
                            ("instant on tid 1", 500_000)]
         assert panel()["at cursor"] == "mark A  match 1 of 3 (n / N)"
+        # Its args and category, as Perfetto lists a selected instant's; one with none lists none.
+        assert (panel()["  step"], panel()["  why"], panel()["  cat"]) == ("7", "checkpoint", "marks")
         await pilot.press("shift+enter")
         assert at() == ("instant on tid 1", 800_000) and panel()["at cursor"].startswith("mark C")
+        assert not any(key.startswith("  ") for key in panel())
         await pilot.press("escape", "left")  # on the instants row: the previous instant, not a pan
         assert at() == ("instant on tid 1", 500_000)
         window = view.window

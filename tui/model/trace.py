@@ -139,6 +139,7 @@ class Track:
         lock: threading.RLock,
         load: Callable[[], Columns],
         instants: tuple[np.ndarray, np.ndarray] | None = None,
+        instant_args: Callable[[int], dict] | None = None,
     ):
         self.group = group
         self.name = name
@@ -152,6 +153,7 @@ class Track:
         self._stat_codes: dict[str, tuple[np.ndarray, list[str]]] = {}
         empty = (np.zeros(0, np.int64), np.zeros(0, np.int32))
         self.instant_ns, self.instant_name_id = instants or empty  # instants, in time order
+        self._instant_args = instant_args
 
     def __repr__(self) -> str:
         return f"Track({self.group!r}, {self.name!r}, count={self.count})"
@@ -299,6 +301,10 @@ class Track:
         if t0_ns == t1_ns:
             return found[(start <= t0_ns) & ((end > t0_ns) | ((dur == 0) & (start == t0_ns)))]
         return found[(start < t1_ns) & ((end > t0_ns) | ((dur == 0) & (start >= t0_ns)))]
+
+    def instant_args(self, k: int) -> dict:
+        """The args (and category) of the track's `k`th instant, as Perfetto lists a selected one's."""
+        return self._instant_args(k) if self._instant_args is not None else {}
 
     def instants_in(self, t0_ns: int, t1_ns: int) -> slice:
         """The instants at [t0, t1) (at t0, for a range of no length), as `overlapping` counts

@@ -603,8 +603,8 @@ def _tracks(host: _Host, table: NameTable, lock, first: int) -> tuple[list[Track
     has_args = any(map(len, map(attrgetter("args"), complete))) or any(map(attrgetter("cat"), complete)) or bool(pairs)
 
     instants = defaultdict(list)
-    for event in host.instants:
-        instants[_KEY(event)].append((event.ts, event.name))
+    for event in host.instants:  # few: their args are kept raw, read when one is looked at
+        instants[_KEY(event)].append((event.ts, event.name, event.cat, bytes(event.args)))
     index = {key: i for i, key in enumerate(sorted(set(run_keys) | set(pair_keys) | set(instants), key=host.sort_key))}
     run_track = np.fromiter(map(index.__getitem__, run_keys), np.int32, len(run_keys))
     pair_track = np.fromiter(map(index.__getitem__, pair_keys), np.int32, len(pair_keys))
@@ -615,13 +615,13 @@ def _tracks(host: _Host, table: NameTable, lock, first: int) -> tuple[list[Track
     for key, k in index.items():
         sel = order[bounds[k] : bounds[k + 1]]
         args_of = partial(args.of, sel.astype(np.int32)) if has_args else None
-        marks = sorted(instants.get(key, ()))
-        marks_ns = _ns(np.array([t for t, _ in marks], np.float64))
-        marks_id = table.ids([name for _, name in marks])
+        marks = sorted(instants.get(key, ()), key=itemgetter(0, 1))
+        marks_ns = _ns(np.array([mark[0] for mark in marks], np.float64))
+        marks_id = table.ids([mark[1] for mark in marks])
+        marks_args = [(cat, (blob,) if blob else ()) for _, _, cat, blob in marks]
         load = partial(_columns, start_ns[sel], dur_ns[sel], name_id[sel], args_of)
-        tracks.append(
-            Track(host.group(key[0]), host.track_name(key), len(sel), table, lock, load, (marks_ns, marks_id))
-        )
+        tracks.append(Track(host.group(key[0]), host.track_name(key), len(sel), table, lock, load, (marks_ns, marks_id),
+                            lambda k, marks_args=marks_args: _merge(*marks_args[k])))
     shown = [e for e in host.flows if e.id is not None and _KEY(e) in index]
     flow_ns = _ns(np.fromiter(map(attrgetter("ts"), shown), np.float64, len(shown))).tolist()
     flows = [FlowPoint(first + index[_KEY(e)], at, e.ph, e.bp == "e", (e.id, e.cat, e.name)) for e, at in zip(shown, flow_ns)]

@@ -321,6 +321,7 @@ class TimelineScreen(WorkspaceScreen):
             match = self.view.match_index()
             found = f"  match {match + 1} of {len(self.view.matches[1])} (n / N)" if match is not None else ""
             details.append(("at cursor", f"{trace.names[track.instant_name_id[here]]}{found}", BOLD))
+            details += [(f"  {key}", str(value), None) for key, value in track.instant_args(here).items()]
         details += [(format_ns(int(times[k]) - trace.span[0], 6), trace.names[track.instant_name_id[k]], None)
                     for k in shown[:INSTANTS_LISTED].tolist()]
         if len(shown) > INSTANTS_LISTED:
