@@ -975,6 +975,8 @@ async def test_a_drag_past_the_rows_or_onto_the_ruler_ends_on_the_nearest_row():
 
 
 async def test_a_range_over_counters_alone_counts_no_events_and_says_so():
+    """Marked at the trace's start, before either counter's first sample: nothing to sum up,
+    and the panel says why; no row of events is marked."""
     app = XlaTuiApp(FIXTURES / "gpu_scan" / "gpu_scan.xplane.pb", FIXTURES / "gpu_scan")
     async with app.run_test(size=SIZE) as pilot:
         view = await open_timeline(pilot)
@@ -982,7 +984,9 @@ async def test_a_range_over_counters_alone_counts_no_events_and_says_so():
         await pilot.press("end", "up", "shift+right", "shift+down")  # the last two rows
         await settle(pilot)
         panel = app.screen.panel
-        assert view.marked_tracks == () and panel.rows == [] and "over no tracks of events" in panel.title
+        assert view.marked_tracks == () and view.marked_counters == tuple(row.index for row in view.rows[-2:])
+        assert all(view.trace.counters[k].over(*view.marked) is None for k in view.marked_counters)
+        assert panel.rows == [] and panel.title == " No counters to sum up here: none has a sample by its end"
         assert not any(view.render_line(y).text.startswith("▌") for y in range(view.header_height, view.size.height))
 
 
@@ -2446,6 +2450,54 @@ async def test_c_lists_every_counter_over_the_marked_range_and_enter_goes_to_its
         index = trace.counters.index(busiest)
         assert view.current_row.kind == "counter" and view.current_row.index == index and view.has_focus
         assert busiest.group not in view.collapsed and panel.details[0][1].endswith(f"{busiest.name}: {len(busiest.time_ns):,} samples")
+
+
+async def test_a_range_marked_on_counter_rows_sums_up_those_counters():
+    """A range marked on a counter's row (shift+right), or across counter rows alone (then
+    shift+down), has no events to count: the panel lists those counters over it, as Perfetto's
+    area selection over counter tracks does in its Counters tab, each checked against the
+    counter's own samples. Grown onto a row of events, it counts that row's events again."""
+    app = XlaTuiApp(FIXTURES / "gpu_scan")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        trace, panel = view.trace, app.screen.panel
+        counter_rows = [i for i, row in enumerate(view.rows) if row.kind == "counter"]
+        assert len(counter_rows) == len(trace.counters) == 4 and counter_rows == list(range(counter_rows[0], counter_rows[-1] + 1))
+
+        def table() -> dict[str, list[str]]:
+            lines = panel.plain_text().splitlines()
+            return {line.split("\t")[0]: line.split("\t")[1:] for line in lines[2:]}
+
+        def expected(indices) -> dict[str, list[str]]:
+            out = {}
+            for k in indices:
+                counter, span = trace.counters[k], trace.counters[k].over(*view.marked)
+                if span is not None:
+                    out[counter.name] = [human_bytes(span.first), human_bytes(span.last),
+                                         ("+" if span.last >= span.first else "-") + human_bytes(abs(span.last - span.first)),
+                                         human_bytes(span.least), human_bytes(span.most), human_bytes(span.mean),
+                                         f"{span.samples:,}"]
+            return out
+
+        first = counter_rows[0]
+        await move_to_row(pilot, view, first)
+        times = trace.counters[view.rows[first].index].time_ns
+        view.cursor_ns = float(times[len(times) // 2])  # amid its samples
+        await pilot.press(*["shift+right"] * 6)
+        await settle(pilot)
+        one = view.rows[first].index
+        assert view.marked is not None and view.marked_counters == (one,) and panel.showing_table
+        assert "Counters over the marked range" in panel.title and table() == expected([one]) and len(table()) == 1
+        await pilot.press("shift+down")
+        await settle(pilot)
+        two = (one, view.rows[first + 1].index)
+        assert view.marked_counters == two and table() == expected(two) and len(table()) == 2
+        await pilot.press("escape")
+        await move_to_row(pilot, view, first - 1)  # the row above the counters: a row of events
+        assert view.rows[first - 1].kind in ("track", "instants")
+        await pilot.press(*["shift+right"] * 6, "shift+down")
+        await settle(pilot)
+        assert view.marked_tracks and panel.showing_table and panel.title.startswith(" Range ")
 
 
 async def test_the_info_line_tells_what_is_under_the_mouse_pointer():

@@ -671,8 +671,10 @@ class TimelineScreen(WorkspaceScreen):
         self.app.select(time_range=time_range)
         if time_range is None:
             self._show_trace_facts()
-            return
-        self._aggregate_range(*time_range, tracks)
+        elif self.view.marked_counters and not tracks:  # on counters' rows alone: no events to count
+            self._show_counters(*time_range, self.view.marked_counters)
+        else:
+            self._aggregate_range(*time_range, tracks)
 
     @work(thread=True, exclusive=True, group="timeline-range")
     def _aggregate_range(self, t0: int, t1: int, tracks: tuple[int, ...] | None = None) -> None:
@@ -887,17 +889,24 @@ class TimelineScreen(WorkspaceScreen):
             self._show_trace_facts()
             view.focus()
             return
-        t0, t1 = view.marked if view.marked is not None else (view.window.t0, view.window.t1)
-        found = [(k, counter, counter.over(t0, t1)) for k, counter in enumerate(trace.counters)]
+        self.panel.focus()
+        self._show_counters(*(view.marked if view.marked is not None else (view.window.t0, view.window.t1)))
+
+    def _show_counters(self, t0: float, t1: float, only: tuple[int, ...] | None = None) -> None:
+        """The table of counters over [t0, t1]: every one, or those `only` (a range marked on their
+        rows, as Perfetto's area selection over counter tracks lists them in its Counters tab)."""
+        trace, view = self.trace, self.view
+        chosen = range(len(trace.counters)) if only is None else only
+        found = [(k, trace.counters[k], trace.counters[k].over(t0, t1)) for k in chosen]
         found = [(k, counter, span) for k, counter, span in found if span is not None]
         several = len({counter.group for counter in trace.counters}) > 1  # then each row says whose it is
         rows = [NameStats(f"{counter.name} · {counter.group}" if several else counter.name, span.samples, 0, 0, 0, 0, 0)
                 for _, counter, span in found]
         self._counters = rows, [k for k, _, _ in found]
-        self.panel.focus()
         if not rows:
-            why = "no counters (allocator stats, Chrome `C` events)" if not trace.counters else "no counter has a sample by its end"
-            self.panel.show_table(f" No counters to sum up here: the profile has {why}", rows, columns=[])
+            why = ("the profile has no counters (allocator stats, Chrome `C` events)" if not trace.counters
+                   else "none has a sample by its end")
+            self.panel.show_table(f" No counters to sum up here: {why}", rows, columns=[])
             return
         shows = [_counter_format(counter.name) for _, counter, _ in found]
         spans = [span for _, _, span in found]
@@ -910,7 +919,7 @@ class TimelineScreen(WorkspaceScreen):
                    column("most", lambda s: s.most), column("mean", lambda s: s.mean),
                    Column("samples", lambda i: f"{spans[i].samples:,}", lambda i: spans[i].samples)]
         where = "the marked range" if view.marked is not None else "the window in view"
-        self.panel.show_table(f" Counters over {where} ({format_ns(t1 - t0, 6)}): {len(rows)} of {len(trace.counters)} "
+        self.panel.show_table(f" Counters over {where} ({format_ns(t1 - t0, 6)}): {len(rows)} of {len(chosen)} "
                               "(mean: time-weighted; s sorts, Enter goes to its row, C closes)", rows, columns=columns)
 
     def _counter_chosen(self, name: str) -> None:

@@ -126,6 +126,9 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         # The tracks a range counts, as Perfetto's area selection: those of the rows it was marked
         # across (a drag, shift+up/down from where it was marked); None: all of them.
         self.marked_tracks: tuple[int, ...] | None = None
+        # The counters it sums up (Perfetto's Counters tab): those of the rows it was marked across,
+        # or the counter's whose row it was marked on.
+        self.marked_counters: tuple[int, ...] = ()
         self._range_anchor = 0.0
         self._area_anchor = self._area_end = 0  # the rows the range's tracks run from and to
         self._area_marks: dict[int, tuple] = {}  # row -> (its line, the tracks marked, the line as drawn in the range): _drawn_over
@@ -701,10 +704,17 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         moving = min(max(moving + direction * RANGE_STEP * self.window.width, self.window.span[0]), self.window.span[1])
         self.cursor_ns = moving
         self.set_window(self.window.reveal(moving, moving))
-        self.mark_range(tuple(sorted((self._range_anchor, moving))), self.marked_tracks)
+        counters = self.marked_counters if self.marked is not None else None  # a new range: the cursor row's
+        self.mark_range(tuple(sorted((self._range_anchor, moving))), self.marked_tracks, counters)
 
-    def mark_range(self, time_range: tuple[float, float] | None, tracks: tuple[int, ...] | None = None) -> None:
-        """Mark a time range over all tracks, or (`tracks`) over those only; None: unmark."""
+    def mark_range(self, time_range: tuple[float, float] | None, tracks: tuple[int, ...] | None = None,
+                   counters: tuple[int, ...] | None = None) -> None:
+        """Mark a time range over all tracks, or (`tracks`) over those only; None: unmark. Its
+        `counters` are those given, else (over all tracks) the cursor row's, if a counter's."""
+        if counters is None:
+            row = self.current_row
+            counters = (row.index,) if tracks is None and row is not None and row.kind == "counter" else ()
+        self.marked_counters = counters if time_range is not None else ()
         if time_range is not None:
             self._range_anchor = time_range[0] if self.marked is None else self._range_anchor
         if self.marked is None or tracks is None:
@@ -726,7 +736,8 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         end = min(max(self._area_end + direction, 0), len(self.rows) - 1)
         self.action_row(end - self.cursor_row)
         lo, hi = sorted((self._area_anchor, end))
-        self.mark_range(self.marked, self.tracks_of_rows(range(lo, hi + 1)) if lo != hi else None)
+        rows = range(lo, hi + 1)
+        self.mark_range(self.marked, *((self.tracks_of_rows(rows), self.counters_of_rows(rows)) if lo != hi else ()))
         self._area_end = end
 
     def tracks_of_rows(self, rows) -> tuple[int, ...]:
@@ -739,6 +750,10 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
             elif row.kind == "group" and row.group in self.collapsed:
                 found.update(dict.fromkeys(self._group_tracks.get(row.group, ())))
         return tuple(found)
+
+    def counters_of_rows(self, rows) -> tuple[int, ...]:
+        """The counters shown on these rows, in row order."""
+        return tuple(dict.fromkeys(self.rows[k].index for k in rows if self.rows[k].kind == "counter"))
 
     # -- flows --------------------------------------------------------------------------------
     def set_flows(self, origin: tuple[int, int] | None, linked=()) -> None:
@@ -894,7 +909,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
             self._range_anchor = self.marked[0]
             swept = self._rows_swept(self._drag_y, event.y)
             across = len(swept) > 1
-            self.mark_range(self.marked, self.tracks_of_rows(swept) if across else None)
+            self.mark_range(self.marked, *((self.tracks_of_rows(swept), self.counters_of_rows(swept)) if across else ()))
             if across:
                 self._area_anchor, self._area_end = (swept[0], swept[-1]) if event.y >= self._drag_y else (swept[-1], swept[0])
         self._drag_from = None
