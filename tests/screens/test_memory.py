@@ -487,3 +487,26 @@ async def test_Y_copies_the_buffers_at_the_cursor_as_tab_separated_columns():
         first = lines[1].split("\t")
         assert int(first[0]) == int(profile.padded[rows[0]]) and first[1] == profile.names[rows[0]]
         assert sum(int(line.split("\t")[0]) for line in lines[1:]) == sum(int(profile.padded[row]) for row in rows)
+
+
+async def test_on_a_short_program_a_click_and_the_axis_name_the_point_drawn_there():
+    """A program of fewer points than the chart has columns draws each point a few columns wide:
+    a click anywhere on a point's bar puts the cursor on that point, the tick labels name the
+    point drawn under them and the cursor's mark sits on its bar's first column (they were one
+    point off: a click on #0's bar chose #1)."""
+    from tui.widgets.memory_chart import GUTTER
+
+    app = XlaTuiApp(FIXTURES / "mlp.hlo")
+    async with app.run_test(size=(150, 30)) as pilot:
+        screen = await open_memory(pilot)
+        chart = screen.chart
+        n, width = chart._points, chart.plot_width
+        assert 2 < n < width // 2
+        drawn = (np.arange(width) * n) // width  # the point each column draws (MemoryChart._columns)
+        assert (chart._columns(np.arange(n)) == drawn).all()
+        assert [chart.point_at(c) for c in range(width)] == drawn.tolist()
+        assert [chart._column(k) for k in range(n)] == [int(np.flatnonzero(drawn == k)[0]) for k in range(n)]
+        for k in (0, 1, n // 2, n - 1):
+            columns = np.flatnonzero(drawn == k)
+            await pilot.click(type(chart), offset=(GUTTER + int(columns[len(columns) // 2]), 3))
+            assert screen.cursor == k

@@ -120,14 +120,18 @@ class MemoryChart(LineCache, Widget):
         return max(1, self.view_size.width - GUTTER)
 
     def _column(self, point: int | None) -> int | None:
-        if point is None or self._points == 0:
+        """The first plot column that shows `point` (see _columns)."""
+        n, width = self._points, self.plot_width
+        if point is None or n == 0:
             return None
-        return min(self.plot_width - 1, point * self.plot_width // self._points)
+        return min(width - 1, -(-point * width // n) if n < width else point * width // n)
 
     def point_at(self, column: int) -> int:
-        """The first axis point a plot column covers."""
-        width = self.plot_width
-        return min(self._points - 1, -(-column * self._points // width)) if self._points else 0
+        """The axis point a plot column shows (the first it covers, where it covers several)."""
+        n, width = self._points, self.plot_width
+        if n == 0:
+            return 0
+        return min(n - 1, column * n // width if n < width else -(-column * n // width))
 
     def _columns(self, values: np.ndarray) -> np.ndarray:
         """Per plot column, the largest value among the points it covers."""
