@@ -510,3 +510,28 @@ async def test_on_a_short_program_a_click_and_the_axis_name_the_point_drawn_ther
             columns = np.flatnonzero(drawn == k)
             await pilot.click(type(chart), offset=(GUTTER + int(columns[len(columns) // 2]), 3))
             assert screen.cursor == k
+
+
+async def test_each_allocator_band_names_its_own_chip(corpus):
+    """A TPU runtime's allocators name no allocator, only the chip (`device 2 allocator
+    bytes_reserved`): each band's label says which chip (and, where several counters of one chip
+    are shown, which counter), no two alike (they read `bytes_res` for every chip); a GPU's BFC
+    allocators keep their own names."""
+    from tui.model.memory import memory_counters
+    from tui.screens.memory import _band_labels
+
+    app = XlaTuiApp(corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("3")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        labels = [label for label, _ in app.screen.trace_chart.series]  # beside the program: the two largest
+        assert labels == ["device 0", "device 1"]
+        names = sorted(c.name for c in memory_counters(app.workspace.trace))
+    assert len(names) == 8
+    labels = _band_labels(names)  # a profile alone shows them all
+    assert len(set(labels)) == 8
+    for label, name in zip(labels, names):
+        assert label.startswith(f"d{name.split()[1]} ") and label[3:] in name.split()[-1], (label, name)
+    assert _band_labels(["GPU_0_bfc bytes_in_use", "GPU_1_bfc bytes_in_use"]) == ["GPU_0_bfc", "GPU_1_bfc"]

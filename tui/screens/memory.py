@@ -9,6 +9,8 @@ cursor line.
 
 from __future__ import annotations
 
+import os
+
 from collections import OrderedDict
 from typing import NamedTuple
 
@@ -520,16 +522,37 @@ def _sampled(trace, counters) -> tuple[np.ndarray, list[tuple[str, np.ndarray]]]
     its slice (a short spike stays on the chart), labelled by allocator; (slice starts, [(label, values)])."""
     t0, t1 = trace.span
     grid = np.linspace(t0, t1, TRACE_POINTS).astype(np.int64)
-    firsts = [c.name.split()[0] for c in counters]
     series = []
-    for counter, first in zip(counters, firsts):
+    for counter, label in zip(counters, _band_labels([c.name for c in counters])):
         times, samples = counter.time_ns, counter.value
         held = np.searchsorted(times, grid, side="right") - 1  # the sample in force as each slice starts
         values = np.where(held >= 0, samples[np.clip(held, 0, None)], 0)
         slices = np.searchsorted(grid, times, side="right") - 1
         inside = slices >= 0
         np.maximum.at(values, slices[inside], samples[inside])
-        label = first if firsts.count(first) == 1 else counter.name.split()[-1]  # one allocator, two counters
-        series.append((label[:9], values.astype(np.int64)))
+        series.append((label, values.astype(np.int64)))
     return grid, series
+
+
+def _band_labels(names: list[str], width: int = 9) -> list[str]:
+    """Short labels for the chart's bands: each allocator's first word (`GPU_0_bfc`) where those
+    differ, else the words that tell the counters apart, less the start they share
+    (`device 0 allocator bytes_reserved` beside device 1's `bytes_allocated`: `0 reserved`)."""
+    words = [name.split() or [""] for name in names]
+    firsts = [w[0] for w in words]
+    if len(set(firsts)) == len(firsts) or len({len(w) for w in words}) > 1:
+        return [first[:width] for first in firsts]
+    long, short = [[] for _ in names], [[] for _ in names]  # a number with the word before it in full, or its letter
+    columns = list(zip(*words))
+    for k, column in enumerate(columns):
+        if len(set(column)) == 1:
+            continue
+        shared = os.path.commonprefix(column)
+        cut = shared.rfind("_") + 1  # a whole word's start only: `bytes_`, never the `1` of 10 and 11
+        before = columns[k - 1][0] if k and len(set(columns[k - 1])) == 1 and all(w.isdigit() for w in column) else ""
+        for full, brief, word in zip(long, short, column):
+            full.append(f"{before} {word[cut:]}".strip())
+            brief.append(f"{before[:1]}{word[cut:]}")
+    labels = [" ".join(full) for full in long]
+    return labels if max(map(len, labels)) <= width else [" ".join(brief)[:width] for brief in short]
 
