@@ -306,6 +306,17 @@ async def test_m_opens_the_ops_own_buffer_where_it_runs():
             assert profile.names[row] == f"{op}{{}}" and app.workspace.selection.buffer == f"{op}{{}}"
             assert screen.selected_row == row and screen.table.rows[screen.table.cursor] == row
             assert screen.cursor == profile.time_of(profile.module.instruction(op)) != profile.peak_time
+        # An op inside a fusion has no buffer of its own: `m` shows the fusion's, where it runs.
+        fusion = profile.module.instruction("bitcast_copy_fusion.1")
+        inner = next(i for i in fusion.called_computations[0].instructions if i.opcode != "parameter")
+        assert profile.row_of(inner) is None
+        app.show("details", instruction=inner.name)
+        await pilot.pause()
+        await pilot.press("m")
+        await pilot.pause()
+        row = profile.row_of(fusion)
+        assert app.screen is screen and screen.selected_row == row and profile.names[row] == "bitcast_copy_fusion.1{}"
+        assert screen.table.rows[screen.table.cursor] == row and screen.cursor == profile.time_of(fusion)
 
 
 async def test_ops_are_numbered_from_0_as_the_schedule_numbers_them():

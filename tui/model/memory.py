@@ -282,14 +282,28 @@ class MemoryProfile:
     def time_of(self, ins: HloInstruction) -> int | None:
         """The program point of an instruction, or of the scheduled instruction that runs it
         (the fusion around a fused op, the caller of a reducer)."""
+        runner = self._runner(ins)
+        return None if runner is None else self._time_of[runner.name]
+
+    def _runner(self, ins: HloInstruction | None) -> HloInstruction | None:
+        """The instruction, if scheduled, else the scheduled one that runs it."""
         seen = set()
         while ins is not None and ins.name not in seen:
             seen.add(ins.name)
             if ins.name in self._time_of:
-                return self._time_of[ins.name]
+                return ins
             callers = self.module.callers(ins.computation)
             ins = callers[0] if callers else None
         return None
+
+    def row_running(self, ins: HloInstruction) -> int | None:
+        """`row_of` the instruction, else of the scheduled one that runs it: a fused op's result
+        has no buffer of its own, the fusion's output is where it ends up."""
+        found = self.row_of(ins)
+        if found is None:
+            runner = self._runner(ins)
+            found = None if runner is None or runner is ins else self.row_of(runner)
+        return found
 
     def row(self, name: str) -> int | None:
         """The row of a value by its live-range name (`dot.1{}`)."""

@@ -198,13 +198,14 @@ class MemoryScreen(WorkspaceScreen):
 
     def _buffer_row(self, sel: Selection) -> int | None:
         """The row of the selected buffer; asked for by its op's whole result (`op{}`, as the
-        details' m does) where the op defines none such (a tuple's elements), its op's first."""
+        details' m does) where the op defines none such (a tuple's elements), its op's first;
+        for a fused op (no buffer of its own), the fusion's."""
         if sel.buffer is None or self.profile is None:
             return None
         row = self.profile.row(sel.buffer)
         ins = self.workspace.instruction
         if row is None and ins is not None and sel.buffer == f"{ins.name}{{}}":
-            row = self.profile.row_of(ins)
+            row = self.profile.row_running(ins)
         return row
 
     def _head_text(self, entry: ModuleEntry, p: MemoryProfile) -> Text:
