@@ -264,12 +264,14 @@ def build_int4():
 def build_uneven():
     mesh = Mesh(np.array(jax.devices()[:8]), ("x",))
 
-    def uneven_rows(a):
-        """12 rows constrained over 8 devices: XLA pads the last shards."""
-        return jax.lax.with_sharding_constraint(jnp.tanh(a), NamedSharding(mesh, P("x")))
+    def uneven_rows(a, b):
+        """12 rows constrained over 8 devices: XLA pads the last shards. Beside it two results
+        sharded two other ways: the root tuple's sharding has a leaf for each."""
+        return jax.lax.with_sharding_constraint(jnp.tanh(a), NamedSharding(mesh, P("x"))), b * 2, b.T
 
     # A replicated result: JAX 0.11 cannot name the uneven sharding XLA picks for it as a mesh spec.
-    return jax.jit(uneven_rows, out_shardings=NamedSharding(mesh, P())), (_normal(12, 4),)
+    out = (NamedSharding(mesh, P()), NamedSharding(mesh, P("x", None)), NamedSharding(mesh, P(None, "x")))
+    return jax.jit(uneven_rows, out_shardings=out), (_normal(12, 4), _normal(16, 8, seed=1))
 
 
 def build_wide():

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from conftest import FIXTURES, REPO, main_hlo
 
 from tui.model import explain
@@ -261,6 +263,38 @@ def test_uneven_shards_are_called_out(programs):
     assert "each device holds f32[2,4] of f32[12,4]" in words  # ceil(12 / 8) rows per device
     assert ("dim 0 (12) does not split evenly into 8: shards of 2 cover 16, 4 of it padding; "
             "2 of the 8 shards are only padding") in words
+
+
+def test_a_tuple_sharding_is_told_leaf_by_leaf(programs):
+    """A jitted function's three results, each sharded its own way (out_shardings): the root
+    tuple's sharding lists each leaf with its shape, its sharding and the shard a device holds
+    (as jax.sharding.NamedSharding.shard_shape gives it), each device grid once, checked
+    against XLA's own reading of the sharding; not only counts by kind."""
+    import jax
+    from jax._src.lib import xla_client
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+    from tui.model.explain import sharding_words
+    from tui.model.workspace import read_hlo
+
+    module = read_hlo(main_hlo(programs["uneven"], "before"))
+    root = module.entry.root
+    raw = root.attrs["sharding"]
+    xla = xla_client.HloSharding.from_string(raw)
+    assert len(xla.tuple_elements()) == 3
+    lines = sharding_words(root, raw, False).splitlines()
+    mesh = Mesh(np.array(jax.devices()[:1] * 8), ("x",))  # shard shapes need only the mesh's size
+    b = (16, 8)
+    tall = NamedSharding(mesh, P("x", None)).shard_shape(b)
+    wide = NamedSharding(mesh, P(None, "x")).shard_shape(b[::-1])
+    assert lines[1] == "{0}: replicated" and xla.tuple_elements()[0].is_replicated()
+    assert lines[2] == f"{{1}} f32[16,8]: tiled 8x1 over 8 devices; each device holds f32[{tall[0]},{tall[1]}] of f32[16,8]"
+    assert lines[3] == f"{{2}} f32[8,16]: tiled 1x8 over 8 devices; each device holds f32[{wide[0]},{wide[1]}] of f32[8,16]"
+    for k in (1, 2):  # each grid once, its devices those of XLA's tile assignment, in order
+        element = xla.tuple_elements()[k]
+        at = lines.index(f"device grid {element.tile_assignment_dimensions()} of {{{k}}}:")
+        assert lines[at + 1].split() == [str(d) for d in element.tile_assignment_devices()]
+    assert sum(line.startswith("device grid") for line in lines) == 2
 
 
 _GROUP_MODES = """HloModule modes, replica_count=2, num_partitions=4

@@ -453,34 +453,88 @@ def groups_words(groups: list[list[int]], mode: str = FLATTENED, replicas: int =
     return text
 
 
+LEAVES_LISTED = 256  # lines of a tuple sharding's leaves (a train step's ROOT has hundreds)
+
+
 def sharding_words(ins: HloInstruction, raw: str, partitioned: bool) -> str:
     sharding = parse_sharding(raw)
+    if sharding.kind == "tuple":
+        return "\n".join(_tuple_sharding_lines(ins.shape, sharding, partitioned))
     lines = [sharding.describe()]
     if sharding.kind == "tiled":
         grid = sharding.device_grid()
         lines.append(f"device grid {list(grid.shape)}:")
         lines += ["  " + line for line in _grid_text(grid)]
         if ins.shape.is_array and len(sharding.data_tile_dims) == ins.shape.rank:
-            dims = ins.shape.dims
-            if partitioned:
-                whole = [d * t for d, t in zip(dims, sharding.data_tile_dims)]
-                least = [(d - 1) * t + 1 for d, t in zip(dims, sharding.data_tile_dims)]
-                lines.append(f"this module is partitioned: {ins.shape.dims_text()} is one device's shard of "
-                             f"{ins.shape.dtype}[{','.join(map(str, whole))}]"
-                             + (f" (or of as little as {ins.shape.dtype}[{','.join(map(str, least))}], padded up to it:"
-                                " XLA pads a dim that does not split evenly)" if least != whole else ""))
-            else:
-                shard = sharding.shard_shape(dims)
-                lines.append(f"each device holds {ins.shape.dtype}[{','.join(map(str, shard))}] "
-                             f"of {ins.shape.dims_text()}")
-                for axis, (size, tiles, part) in enumerate(zip(dims, sharding.data_tile_dims, shard)):
-                    if part * tiles != size:  # XLA pads the last shards
-                        empty = tiles - -(-size // part) if part else tiles
-                        lines.append(f"dim {axis} ({size}) does not split evenly into {tiles}: shards of {part} cover "
-                                     f"{part * tiles}, {part * tiles - size} of it padding"
-                                     + (f"; {empty} of the {tiles} shards {'is' if empty == 1 else 'are'} only padding"
-                                        if empty else ""))
+            lines += _shard_lines(ins.shape, sharding, partitioned)
     return "\n".join(lines)
+
+
+def _shard_lines(shape, sharding, partitioned: bool) -> list[str]:
+    """What one device holds of an array tiled by `sharding` (in a partitioned module, the
+    shape is the shard already: the whole it is a shard of), and the dims that split unevenly."""
+    dims = shape.dims
+    tiles = sharding.data_tile_dims
+    if partitioned:
+        whole = [d * t for d, t in zip(dims, tiles)]
+        least = [(d - 1) * t + 1 for d, t in zip(dims, tiles)]
+        return [f"this module is partitioned: {shape.dims_text()} is one device's shard of "
+                f"{shape.dtype}[{','.join(map(str, whole))}]"
+                + (f" (or of as little as {shape.dtype}[{','.join(map(str, least))}], padded up to it:"
+                   " XLA pads a dim that does not split evenly)" if least != whole else "")]
+    shard = sharding.shard_shape(dims)
+    lines = [f"each device holds {shape.dtype}[{','.join(map(str, shard))}] of {shape.dims_text()}"]
+    for axis, (size, count, part) in enumerate(zip(dims, tiles, shard)):
+        if part * count != size:  # XLA pads the last shards
+            empty = count - -(-size // part) if part else count
+            lines.append(f"dim {axis} ({size}) does not split evenly into {count}: shards of {part} cover "
+                         f"{part * count}, {part * count - size} of it padding"
+                         + (f"; {empty} of the {count} shards {'is' if empty == 1 else 'are'} only padding"
+                            if empty else ""))
+    return lines
+
+
+def _tuple_sharding_lines(shape, sharding, partitioned: bool) -> list[str]:
+    """A tuple's sharding, leaf by leaf as XLA keeps it (`HloSharding::tuple_elements`, in the
+    order of the shape's leaves): each tiled leaf's shape, sharding and the shard a device
+    holds, a run of untiled ones (replicated, ...) a line; then each device grid once, with the
+    leaves tiled over it."""
+    elements = sharding.elements
+    leaves = list(shape.leaves()) if shape.is_tuple else []
+    paired = len(leaves) == len(elements)
+    names = ["{" + ",".join(map(str, index)) + "}" for index, _ in leaves] if paired else [f"leaf {k}" for k in range(len(elements))]
+    lines = [sharding.describe()]
+    grids: dict[tuple, tuple] = {}  # (tile dims, devices) -> (a leaf's sharding, the leaves tiled so)
+    listed, k = [], 0
+    while k < len(elements):
+        element = elements[k]
+        if element.kind != "tiled":  # a run of leaves sharded alike, none tiled: a line
+            end = k + 1
+            while end < len(elements) and elements[end].kind != "tiled" and elements[end].describe() == element.describe():
+                end += 1
+            listed.append(f"{names[k]}: {element.describe()}" if end == k + 1 else
+                          f"{names[k]} to {names[end - 1]}: {element.describe()} ({end - k} leaves)")
+            k = end
+            continue
+        grids.setdefault((element.tile_dims, element.devices), (element, []))[1].append(names[k])
+        leaf = leaves[k][1] if paired else None
+        text = f"{names[k]} {leaf.dims_text()}: " if leaf is not None and leaf.is_array else f"{names[k]}: "
+        text += element.describe()
+        if leaf is not None and leaf.is_array and len(element.data_tile_dims) == leaf.rank:
+            text += "; " + _shard_lines(leaf, element, partitioned)[0].replace("this module is partitioned: ", "")
+        listed.append(text)
+        k += 1
+    lines += listed[:LEAVES_LISTED]
+    if len(listed) > LEAVES_LISTED:
+        lines.append(f"... {len(listed) - LEAVES_LISTED} more lines")
+    if not paired and shape.is_tuple:
+        lines.append(f"(the shape has {len(leaves):,} {'leaf' if len(leaves) == 1 else 'leaves'}, the sharding "
+                     f"{len(elements):,}: leaves numbered in the sharding's order)")
+    for element, tiled in grids.values():
+        shown = ", ".join(tiled[:8]) + (f" and {len(tiled) - 8} more" if len(tiled) > 8 else "")
+        lines.append(f"device grid {list(element.tile_dims)} of {shown}:")
+        lines += ["  " + line for line in _grid_text(element.device_grid())]
+    return lines
 
 
 def _grid_text(grid, most: int = 32, across: int = 24) -> list[str]:
