@@ -116,9 +116,17 @@ async def test_the_graph_heads_and_odd_texts_are_cut_as_rich_cuts_them():
 
 def test_a_rows_first_cell_takes_up_its_slack_within_bounds():
     """The name column gives way on a narrow terminal, so that the last column (an op's time)
-    stays whole, and grows on a wide one, never past FIRST_CELL."""
+    stays whole, and grows on a wide one, never past FIRST_CELL; past that, the columns that may
+    grow share what is left, each up to its most (a tiled layout is read whole on a wide
+    terminal; it was cut at 10 characters at any width)."""
     row = [("a_long_fusion_name_of_forty_characters_x", None, 30), ("fusion", None, 14), ("1.15 ms 4%", None, 14)]
     assert [width for *_, width in fitted(row, 98)] == [48, 14, 14]
+    layouts = [("a", None, 30), ("copy-start", None, 14, 18), ("{3,2,1,0:T(8,128)S(5)}", None, 10, 30), ("12 MiB", None, 10)]
+    assert [width for *_, width in fitted(layouts, 82)] == [48, 14, 10, 10]
+    assert [width for *_, width in fitted(layouts, 100)] == [48, 18, 24, 10]  # 9 each, the opcode's past its most
+    assert [width for *_, width in fitted(layouts, 200)] == [48, 18, 30, 10]
+    assert "{3,2,1,0:T(8,128)S(5)}" in cells_text(link_row(layouts, 100))
+    assert "{3,2,1,0…" in cells_text(link_row(layouts, 82))  # no room: cut, the last column whole
     assert [width for *_, width in fitted(row, 50)] == [22, 14, 14]
     assert [width for *_, width in fitted(row, 20)] == [16, 14, 14]
     assert cells_text(link_row(row, 50)).endswith("1.15 ms 4%    ")

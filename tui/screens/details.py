@@ -43,7 +43,8 @@ _PYTHON = PythonLexer(stripnl=False)
 PAGES_KEPT = 8  # pages of recent and next instructions
 TEXT_HEAD, TEXT_TAIL = 12_000, 4_000  # an instruction's text shown (a constant's literal can run to megabytes)
 KERNEL_NAME = 60  # a GPU kernel's name is cut here (library kernels' run to hundreds of characters)
-_LINK_COLUMNS = (("name", 30), ("opcode", 14), ("shape", 22), ("layout", 10), ("memory", 8), ("bytes", 10))
+# (title, width, and for those that grow on a wide terminal, the most: tiled layouts, long shapes)
+_LINK_COLUMNS = (("name", 30), ("opcode", 14, 18), ("shape", 22, 32), ("layout", 10, 30), ("memory", 8), ("bytes", 10))
 _TIME_COLUMN = ("time", 14)  # with a profile: the op's time in it and its share of all ops' time
 
 
@@ -337,10 +338,10 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
 def _titles(timed: bool) -> list[tuple[str, Style, int]]:
     """The tables' column titles (one list, so the view keeps their line once)."""
     bold = Style(bold=True)
-    return [(name, bold, width) for name, width in _LINK_COLUMNS + ((_TIME_COLUMN,) if timed else ())]
+    return [(name, bold, *widths) for name, *widths in _LINK_COLUMNS + ((_TIME_COLUMN,) if timed else ())]
 
 
-def _link_row(other: HloInstruction, platform: str, note: Note | None = None) -> list[tuple[str, Style | None, int]]:
+def _link_row(other: HloInstruction, platform: str, note: Note | None = None) -> list[tuple]:
     """An op's row in a table of ops; with `note`, its time in the profile last."""
     shape = other.shape
     cells = [
@@ -351,7 +352,7 @@ def _link_row(other: HloInstruction, platform: str, note: Note | None = None) ->
         human_bytes(shape.byte_size),
     ]
     return [(other.name, category_style(instruction_category(other)), _LINK_COLUMNS[0][1]),
-            *((text, None, width) for text, (_, width) in zip(cells, _LINK_COLUMNS[1:])),
+            *((text, None, *widths) for text, (_, *widths) in zip(cells, _LINK_COLUMNS[1:])),
             *([(note(other), None, _TIME_COLUMN[1])] if note is not None else [])]
 
 

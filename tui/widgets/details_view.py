@@ -37,7 +37,7 @@ from tui.widgets.viewport import Viewport, thumb_cell, thumb_rows
 _CURSOR = Style(reverse=True)
 
 
-Cells = list[tuple[str, "Style | None", int]]  # (text, style, width) of each cell of a row
+Cells = list[tuple]  # (text, style, width) of each cell of a row, and (see fitted) the most it may grow to
 KEPT = 1024  # parts' lines and Strips kept for the pages to come, then let go all at once (see remember)
 FIRST_CELL = (16, 48)  # the first cell's least and most width when it takes up the row's slack (see fitted)
 
@@ -335,13 +335,27 @@ def remember(kept: dict, key, value):
 
 def fitted(cells: Cells, width: int) -> Cells:
     """The cells with the first (an op's name) widened or narrowed by what the row has to spare or
-    lacks at `width`, within FIRST_CELL, so that a narrow terminal still shows the last column."""
+    lacks at `width`, within FIRST_CELL, so that a narrow terminal still shows the last column;
+    what is left to spare once it is at its most widens the cells that say how far they may grow
+    (a fourth item: a tiled layout, a rank-6 shape), in equal shares, each up to its most."""
     if not cells:
         return cells
-    text, style, first = cells[0]
+    text, style, first = cells[0][:3]
     least, most = FIRST_CELL
-    rest = sum(cell for _, _, cell in cells[1:])
-    return [(text, style, max(min(first, least), min(max(first, most), width - rest))), *cells[1:]]
+    widths = [cell[2] for cell in cells]
+    rest = sum(widths[1:])
+    widths[0] = first = max(min(first, least), min(max(first, most), width - rest))
+    spare = width - rest - first
+    while spare > 0:
+        growing = [k for k, cell in enumerate(cells) if len(cell) > 3 and widths[k] < cell[3]]
+        if not growing:
+            break
+        share = max(1, spare // len(growing))
+        for k in growing:
+            grown = min(share, cells[k][3] - widths[k], spare)
+            widths[k] += grown
+            spare -= grown
+    return [(cell[0], cell[1], cell_width) for cell, cell_width in zip(cells, widths)]
 
 
 def link_row(cells: Cells, width: int) -> list[Segment]:
