@@ -260,9 +260,10 @@ class CostModel:
         return Cost(2 * 4 * factors * _elements(ins.operands[0].shape), 0.0, default)
 
     def _cholesky(self, ins: HloInstruction, default: float) -> Cost:
-        """n^3/3 a matrix; half the operand read, half the result written (XLA's HandleCholesky)."""
+        """n^3/3 a matrix, divided as integers as XLA does; half the operand read, half the result
+        written (XLA's HandleCholesky)."""
         a = ins.operands[0].shape
-        return Cost(a.dims[-1] * _elements(a) / 3 if a.dims else 0.0, 0.0, shape_bytes(a))
+        return Cost(float(a.dims[-1] * _elements(a) // 3) if a.dims else 0.0, 0.0, shape_bytes(a))
 
     def _triangular_solve(self, ins: HloInstruction, default: float) -> Cost:
         """A multiply-add per element of b and row of a; half of a read (XLA's HandleTriangularSolve)."""
