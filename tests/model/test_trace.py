@@ -1261,9 +1261,12 @@ def test_bytes_that_are_not_utf8_are_shown_as_replacement_characters(tmp_path, r
 
 def test_a_counter_over_a_stretch_of_time_is_what_its_samples_held():
     """The H100 scan fixture's allocator bytes: the sample in force at a time is the last at or
-    before it; over a stretch, the first and last value, least, most, mean (weighted by how long
-    each value held) and the samples in it are those of a walk over the samples, for stretches
-    before the first sample, inside, and running past the last."""
+    before it; over a stretch, the first and last value, least, most, mean and count are those
+    of Perfetto's Counters tab (counter_selection_aggregator.ts, written out here as a walk over
+    the samples): the samples with ts <= end whose value holds until a time >= start (the next
+    sample's, the last one's to the end), the mean their values weighted by how long each held
+    inside, over the whole stretch; for stretches before the first sample, inside, starting on
+    a sample, and running past the last."""
     from conftest import FIXTURES
 
     trace = load_trace(FIXTURES / "gpu_scan" / "gpu_scan.xplane.pb")
@@ -1272,16 +1275,15 @@ def test_a_counter_over_a_stretch_of_time_is_what_its_samples_held():
     assert len(times) > 100 and len(set(values)) > 10
 
     def walk(t0: int, t1: int):
-        held = []  # (value, from, to) of each value in force inside [t0, t1]
+        held = []  # (value, from, to) of each sample Perfetto counts over [t0, t1]
         for k, (t, v) in enumerate(zip(times, values)):
             after = times[k + 1] if k + 1 < len(times) else float("inf")
-            if t <= t1 and after > t0:
+            if t <= t1 and after >= t0:
                 held.append((v, max(t, t0), min(after, t1)))
         if not held:
             return None
-        mean = sum(v * (b - a) for v, a, b in held) / sum(b - a for _, a, b in held)
-        return held[0][0], held[-1][0], min(v for v, _, _ in held), max(v for v, _, _ in held), mean, \
-            sum(t0 <= t <= t1 for t in times)  # a sample at the stretch's start is in it (the whole trace's first was not)
+        mean = sum(v * max(b - a, 0) for v, a, b in held) / (t1 - t0)
+        return held[0][0], held[-1][0], min(v for v, _, _ in held), max(v for v, _, _ in held), mean, len(held)
 
     stretches = [(times[0] - 10_000, times[0] - 1), (times[10] - 5, times[200] + 3), (times[0] - 10_000, times[50]),
                  (times[-3] + 1, times[-1] + 10**6), (times[300], times[301]), (times[0], times[-1])]

@@ -2416,15 +2416,17 @@ async def test_c_lists_every_counter_over_the_marked_range_and_enter_goes_to_its
             for counter in trace.counters:
                 span = counter.over(t0, t1)
                 if span is not None:
+                    rate = (span.last - span.first) / ((t1 - t0) / 1e9)  # Perfetto's "Rate /s"
                     out[counter.name] = [  # one group (the host's allocators): named without it
                         human_bytes(span.first), human_bytes(span.last),
                         ("+" if span.last >= span.first else "-") + human_bytes(abs(span.last - span.first)),
+                        ("+" if rate >= 0 else "-") + human_bytes(abs(rate)),
                         human_bytes(span.least), human_bytes(span.most), human_bytes(span.mean), f"{span.samples:,}"]
             return out
 
         def table() -> dict[str, list[str]]:
             lines = panel.plain_text().splitlines()
-            assert lines[1].split("\t") == ["name", "first", "last", "change", "least", "most", "mean", "samples"]
+            assert lines[1].split("\t") == ["name", "first", "last", "change", "rate /s", "least", "most", "mean", "samples"]
             return {line.split("\t")[0]: line.split("\t")[1:] for line in lines[2:]}
 
         await pilot.press("C")
@@ -2473,8 +2475,10 @@ async def test_a_range_marked_on_counter_rows_sums_up_those_counters():
             for k in indices:
                 counter, span = trace.counters[k], trace.counters[k].over(*view.marked)
                 if span is not None:
+                    rate = (span.last - span.first) / ((view.marked[1] - view.marked[0]) / 1e9)
                     out[counter.name] = [human_bytes(span.first), human_bytes(span.last),
                                          ("+" if span.last >= span.first else "-") + human_bytes(abs(span.last - span.first)),
+                                         ("+" if rate >= 0 else "-") + human_bytes(abs(rate)),
                                          human_bytes(span.least), human_bytes(span.most), human_bytes(span.mean),
                                          f"{span.samples:,}"]
             return out

@@ -399,23 +399,26 @@ class CounterTrack:
         return int(times[j]) if j >= 0 else None
 
     def over(self, t0_ns: float, t1_ns: float) -> CounterSpan | None:
-        """The counter over [t0, t1], as Perfetto's area selection sums a counter up: from its
-        first sample on (None if it has none by t1)."""
-        shown = self.visible(t0_ns, t1_ns)
-        if shown.stop <= shown.start:
+        """The counter over [t0, t1] as Perfetto's area selection sums one up (its Counters tab):
+        the samples whose value holds at some moment of it, from the one in force at t0 (or
+        replaced right at t0) to the last by t1; their mean weighted by how long each held inside,
+        over the whole range (no value yet counts as none); None if there is no sample by t1."""
+        times = self.time_ns
+        lo = max(int(np.searchsorted(times, t0_ns, side="left")) - 1, 0)
+        hi = int(np.searchsorted(times, t1_ns, side="right"))
+        if hi <= lo:
             return None
-        times, values = self.time_ns[shown], self.value[shown].astype(np.float64)
-        begins = np.maximum(times, t0_ns)
-        held = np.diff(np.append(begins, max(t1_ns, begins[-1])))  # how long each value held inside
-        weight = float(held.sum())
-        mean = float((values * held).sum() / weight) if weight > 0 else float(values[-1])
-        inside = shown.stop - int(np.searchsorted(self.time_ns, t0_ns, side="left"))  # those at t0 and t1 too
-        return CounterSpan(float(values[0]), float(values[-1]), float(values.min()), float(values.max()), mean, inside)
+        values = self.value[lo:hi].astype(np.float64)
+        ends = np.append(times[lo + 1 : hi + 1], np.inf)[: hi - lo]  # each value holds until the next sample
+        held = np.clip(np.minimum(ends, t1_ns) - np.maximum(times[lo:hi], t0_ns), 0, None)
+        length = t1_ns - t0_ns
+        mean = float((values * held).sum() / length) if length > 0 else float(values[-1])
+        return CounterSpan(float(values[0]), float(values[-1]), float(values.min()), float(values.max()), mean, hi - lo)
 
 
 class CounterSpan(NamedTuple):
-    """A counter over a stretch of time: the value in force at its start and at its end, the
-    least and most it held, its mean weighted by how long each value held, and the samples in it."""
+    """A counter over a stretch of time (CounterTrack.over): its first and last value, the least
+    and most, the mean weighted by how long each value held, and the samples counted."""
 
     first: float
     last: float

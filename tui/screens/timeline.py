@@ -914,8 +914,10 @@ class TimelineScreen(WorkspaceScreen):
         def column(title: str, value: Callable[[CounterSpan], float], sign: bool = False) -> Column:
             return Column(title, lambda i: shows[i](value(spans[i]), sign=sign), lambda i: value(spans[i]))
 
+        seconds = (t1 - t0) / 1e9
+        rate = column("rate /s", lambda s: (s.last - s.first) / seconds if seconds > 0 else 0.0, sign=True)
         columns = [column("first", lambda s: s.first), column("last", lambda s: s.last),
-                   column("change", lambda s: s.last - s.first, sign=True), column("least", lambda s: s.least),
+                   column("change", lambda s: s.last - s.first, sign=True), rate, column("least", lambda s: s.least),
                    column("most", lambda s: s.most), column("mean", lambda s: s.mean),
                    Column("samples", lambda i: f"{spans[i].samples:,}", lambda i: spans[i].samples)]
         where = "the marked range" if view.marked is not None else "the window in view"
