@@ -8,6 +8,8 @@ aggregates against brute force.
 
 from __future__ import annotations
 
+import math
+
 import gzip
 import json
 import os
@@ -306,28 +308,32 @@ def test_visible_equals_brute_force(xtrace, corpus):
                 np.testing.assert_array_equal(track.visible(t0, t1), brute)
 
 
-def brute_self_times(track) -> list[int]:
-    """Duration minus the durations of events one row down whose nearest container it is."""
+def brute_self_times(track, t0: float = -math.inf, t1: float = math.inf) -> list[int]:
+    """Duration minus the durations of events one row down whose nearest container it is; with
+    a range, each duration its part inside [t0, t1] (Perfetto's interval intersect)."""
     start, end, depth = track.start_ns.tolist(), track.end_ns.tolist(), track.depth.tolist()
+    inside = [max(min(e, t1) - max(s, t0), 0) for s, e in zip(start, end)]
     children = [0] * len(start)
-    for s, e, d in zip(start, end, depth):
+    for k, (s, e, d) in enumerate(zip(start, end, depth)):
         if d == 0:
             continue
         parents = [j for j in range(len(start)) if depth[j] == d - 1 and start[j] <= s]
         if parents:
             j = max(parents, key=lambda j: (start[j], j))
             if end[j] >= e:
-                children[j] += e - s
-    return [e - s - c for s, e, c in zip(start, end, children)]
+                children[j] += inside[k]
+    return [part - c for part, c in zip(inside, children)]
 
 
 def brute_aggregate(tracks, t0, t1, self_of):
+    """Per name: count, total, self, min and max over the events inside [t0, t1) for a moment,
+    each cut to the range (Perfetto's Slices tab: its interval-intersect table)."""
     rows = defaultdict(list)
     for track in tracks:
         for i in range(track.count):
             s, e = int(track.start_ns[i]), int(track.end_ns[i])
             if s < t1 and (e > t0 or s == e >= t0):  # inside [t0, t1) for a moment, as Perfetto's area selection
-                rows[track.event_name(i)].append((e - s, self_of[id(track)][i]))
+                rows[track.event_name(i)].append((max(min(e, t1) - max(s, t0), 0), self_of[id(track)][i]))
     return {
         name: (len(v), sum(d for d, _ in v), sum(x for _, x in v), min(d for d, _ in v), max(d for d, _ in v))
         for name, v in rows.items()
@@ -348,10 +354,27 @@ def test_aggregate_equals_brute_force(corpus):
     assert touching, "the busiest line runs its events back to back"
     for t0, t1 in [(lo, hi), (lo + (hi - lo) // 3, lo + (hi - lo) // 2), (hi + 1, hi + 2), own]:
         stats = trace.aggregate(t0, t1, tracks)
-        expected = brute_aggregate(tracks, t0, t1, self_of)
+        clipped = {id(t): brute_self_times(t, t0, t1) for t in tracks}
+        expected = brute_aggregate(tracks, t0, t1, clipped)
         assert {s.name: (s.count, s.total_ns, s.self_ns, s.min_ns, s.max_ns) for s in stats} == expected
         assert all(s.mean_ns == pytest.approx(s.total_ns / s.count) for s in stats)
         assert [s.total_ns for s in stats] == sorted((s.total_ns for s in stats), reverse=True)
+
+
+def test_a_range_counts_the_part_of_each_event_inside_it(tmp_path):
+    """Hand-written edge case (Perfetto's Slices tab, worked out by hand): a range [20, 70] us
+    through an event of [0, 100] with children [10, 30] and [60, 90] counts 50 us of the
+    parent, 10 of each child, and the parent's self time there is 30 (it was 100 whole and 50
+    self: more than the range itself)."""
+    events = [{"ph": "X", "pid": 1, "tid": 1, "ts": ts, "dur": dur, "name": name}
+              for name, ts, dur in (("outer", 0, 100), ("inner", 10, 20), ("inner2", 60, 30))]
+    path = tmp_path / "nested.json"
+    path.write_text(json.dumps(events))
+    trace = load_trace(path)
+    rows = {row.name: (row.count, row.total_ns, row.self_ns) for row in trace.aggregate(20_000, 70_000)}
+    assert rows == {"outer": (1, 50_000, 30_000), "inner": (1, 10_000, 10_000), "inner2": (1, 10_000, 10_000)}
+    whole = {row.name: (row.total_ns, row.self_ns) for row in trace.aggregate()}
+    assert whole["outer"] == (100_000, 50_000)
 
 
 def test_aggregate_self_time_on_the_cpu_trace(xtrace):

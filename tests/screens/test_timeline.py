@@ -797,13 +797,14 @@ async def test_click_selects_and_drag_marks_a_range():
 
 def _in_range_by_name(tracks, t0: int, t1: int) -> dict[str, tuple[int, int]]:
     """name -> (count, total ns) of the tracks' events inside [t0, t1) for a moment (start < t1,
-    end > t0, or of no duration and starting in it), worked out event by event."""
+    end > t0, or of no duration and starting in it), each its part inside the range, worked out
+    event by event."""
     found: dict[str, tuple[int, int]] = {}
     for track in tracks:
         for i, (start, dur) in enumerate(zip(track.start_ns.tolist(), track.dur_ns.tolist())):
             if start < t1 and (start + dur > t0 or (dur == 0 and start >= t0)):
                 count, total = found.get(track.event_name(i), (0, 0))
-                found[track.event_name(i)] = (count + 1, total + dur)
+                found[track.event_name(i)] = (count + 1, total + min(start + dur, t1) - max(start, t0))
     return found
 
 

@@ -27,7 +27,7 @@ import numpy as np
 from tui.model.errors import NOT_A_FILE, InputError, missing
 from tui.model.profile_programs import EmbeddedProgram, programs_beside
 from tui.model.trace_flows import FlowPoint, flow_links
-from tui.model.trace_lanes import LaneIndex, assign_rows, lane_index, merge, self_times
+from tui.model.trace_lanes import LaneIndex, assign_rows, clipped_times, lane_index, merge, self_times
 
 _HLO_INSTRUCTION = re.compile(r"%([^\s=]+) = ")
 
@@ -701,10 +701,12 @@ class Trace:
     ) -> list[NameStats]:
         """Per-name count, total, self, mean, min and max duration, largest total first.
 
-        Counts the events `track.overlapping(t0, t1)` returns (whole durations), over the file's
-        tracks or the given ones, derived lines left out (they count the file's kernels again)
-        unless only derived lines are given; without a window, every event. With `instants`,
-        the tracks' instants in the window too, as events of no duration.
+        Counts the events `track.overlapping(t0, t1)` returns, each its part inside the window
+        (its self time too: what its children's parts there leave), as Perfetto's area
+        selection does, over the file's tracks or the given ones, derived lines left out (they
+        count the file's kernels again) unless only derived lines are given; without a window,
+        every event, whole. With `instants`, the tracks' instants in the window too, as events
+        of no duration.
         """
         tracks = list(self.tracks if tracks is None else tracks)
         if not all(track.derived for track in tracks):
@@ -715,10 +717,17 @@ class Trace:
             t0_ns, t1_ns = lo if t0_ns is None else t0_ns, hi + 1 if t1_ns is None else t1_ns
         ids, durs, selfs = [], [], []
         for track in tracks:
-            pick = slice(None) if whole else track.overlapping(t0_ns, t1_ns)
-            ids.append(track.name_id[pick])
-            durs.append(track.dur_ns[pick])
-            selfs.append(track.self_ns[pick])
+            if whole:
+                ids.append(track.name_id)
+                durs.append(track.dur_ns)
+                selfs.append(track.self_ns)
+            else:
+                pick = track.overlapping(t0_ns, t1_ns)
+                start = track.start_ns[pick]
+                dur, own = clipped_times(start, start + track.dur_ns[pick], track.depth[pick], t0_ns, t1_ns)
+                ids.append(track.name_id[pick])
+                durs.append(dur)
+                selfs.append(own)
             if instants and len(track.instant_ns):
                 marks = track.instant_name_id[track.instants_in(t0_ns, t1_ns)]
                 ids.append(marks)

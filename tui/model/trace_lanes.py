@@ -157,9 +157,10 @@ def merge(indexes: list[LaneIndex]) -> tuple[LaneIndex, list[LaneIndex], np.ndar
     return merged, views, first_row, first_slot
 
 
-def self_times(start, end, order, offsets) -> np.ndarray:
-    """Duration minus the durations of direct children (events one row down, inside it)."""
-    dur = end - start
+def self_times(start, end, order, offsets, dur: np.ndarray | None = None) -> np.ndarray:
+    """Duration minus the durations of direct children (events one row down, inside it); with
+    `dur`, those durations in place of end - start (the parts inside a range)."""
+    dur = end - start if dur is None else dur
     children = np.zeros(len(start), np.float64)
     for row in range(1, len(offsets) - 1):
         parents = order[offsets[row - 1] : offsets[row]]
@@ -171,6 +172,19 @@ def self_times(start, end, order, offsets) -> np.ndarray:
         inside = end[parent] >= end[kid]
         children += np.bincount(parent[inside], weights=dur[kid[inside]], minlength=len(start))
     return dur - children.astype(np.int64)
+
+
+def clipped_times(start: np.ndarray, end: np.ndarray, depth: np.ndarray, t0: int, t1: int) -> tuple[np.ndarray, np.ndarray]:
+    """(duration, self time) of each of these events inside [t0, t1], as Perfetto's area
+    selection sums slices up (each cut to the range, its children's parts in it taken from its
+    own). The events are all those of a track that overlap the range: a child inside the range
+    has its parent among them, one row (depth) up."""
+    dur = np.clip(np.minimum(end, t1) - np.maximum(start, t0), 0, None)
+    if not len(start):
+        return dur, dur.copy()
+    order = np.lexsort((end, start, depth))
+    offsets = np.searchsorted(depth[order], np.arange(int(depth.max()) + 2))
+    return dur, self_times(start, end, order, offsets, dur)
 
 
 def self_times_among(start: np.ndarray, end: np.ndarray) -> np.ndarray:
