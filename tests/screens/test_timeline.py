@@ -716,6 +716,15 @@ async def test_its_runs_from_the_details_screen_jump_to_the_occurrences():
         app.show("timeline", instruction=trace.tracks[int(tracks[0])].event_name(int(found[0])))  # unchanged: stays
         await settle(pilot)
         assert view.cursor == (int(tracks[1]), int(found[1]))
+        # An op whose runs are on several threads, the first thread's first not the earliest:
+        # `t` lands on its first run in time (it took the first thread's).
+        app.select(instruction="ynn_fusion.57")
+        await pilot.press("2")
+        await settle(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        tracks, found = occurrences(trace, "jit_train_step", "ynn_fusion.57")
+        assert len(set(tracks.tolist())) > 1 and view.cursor == (int(tracks[0]), int(found[0]))
 
 
 async def test_a_row_painted_before_the_views_resize_comes_is_the_windows_width(monkeypatch):
@@ -1977,6 +1986,27 @@ def steps_over_gpus(path, gpus: int) -> None:
             events.append({"ph": "X", "pid": 100 + g, "tid": 7, "name": "gemm", "ts": start, "dur": dur, "cat": "kernel"})
     events.append({"ph": "X", "pid": 1, "tid": 1, "name": "host", "ts": 0, "dur": 300})  # the steps are inside the trace
     path.write_text(json.dumps({"traceEvents": events}))
+
+
+async def test_the_steps_median_of_an_even_count_is_the_middle_twos_mean(tmp_path):
+    """Hand-written: four steps of 100, 60, 80 and 90 us: the median is 85 us (it read 90, the
+    upper middle one, and every 'vs median' with it)."""
+    import json
+
+    events = [{"ph": "M", "pid": 100, "tid": 1, "name": "thread_name", "args": {"name": "Steps"}}]
+    start = 20
+    for name, dur in (("1", 100), ("2", 60), ("3", 80), ("4", 90)):
+        events.append({"ph": "X", "pid": 100, "tid": 1, "name": name, "ts": start, "dur": dur, "cat": "step"})
+        start += dur
+    events.append({"ph": "X", "pid": 1, "tid": 1, "name": "host", "ts": 0, "dur": 400})
+    path = tmp_path / "steps.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    app = XlaTuiApp(path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        view, panel = await open_table(pilot, "g")
+        assert [row.name for row in panel.rows] == ["1", "2", "3", "4"]
+        assert "4 steps, median 85 us (60 us to 100 us)" in screen_text(app)
+        assert [panel._table_line(k + 2).text.split()[5] for k in range(4)] == ["+18%", "-29%", "-6%", "+6%"]
 
 
 async def test_g_lists_the_steps_with_how_busy_each_device_was(tmp_path):

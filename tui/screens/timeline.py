@@ -854,7 +854,7 @@ class TimelineScreen(WorkspaceScreen):
             return
         origin = self.trace.span[0]
         times = sorted(step.duration_ns for step in found)
-        median = times[len(times) // 2]
+        median = (times[(len(times) - 1) // 2] + times[len(times) // 2]) / 2  # of an even count: the middle two's mean
         columns = [
             Column("start", lambda k: format_ns(found[k].start_ns - origin, 4)),
             Column("time", lambda k: format_ns(found[k].duration_ns, 4), lambda k: found[k].duration_ns),
