@@ -121,3 +121,32 @@ def test_pick_main_prefers_the_users_module_that_ran_most():
     assert pick_main(only_helpers, name, size) == ("jit__normal", 9)
     assert pick_main(only_helpers, name, size, {"jit_iota": Runs(3, 1)}) == ("jit_iota", 1)
     assert pick_main([], name, size) is None
+
+
+def test_main_by_a_name_two_programs_share_picks_as_the_default_picks(tmp_path):
+    """One jitted function compiled for two shapes: two modules named jit_step. `--main
+    jit_step` opens the one xla-tui opens as the main without it (here the larger, the second
+    compiled); it took the first in the folder."""
+    script = tmp_path / "two_shapes.py"
+    script.write_text(textwrap.dedent(
+        """
+        import jax, jax.numpy as jnp
+
+        @jax.jit
+        def step(x):
+            return jnp.tanh(x @ x.T).sum(axis=0) * 2.0
+
+        step(jnp.ones((2, 2)))
+        step(jnp.ones((256, 128)))
+        """
+    ))
+    env = dict(os.environ, XLA_FLAGS=f"--xla_dump_to={tmp_path / 'dump'} --xla_dump_hlo_as_text", JAX_PLATFORMS="cpu")
+    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    ws = load_workspace([tmp_path / "dump"])
+    steps = [m for m in ws.modules if m.name == "jit_step" and m.stage != "before optimizations"]
+    assert len(steps) == 2
+    default = ws.main
+    assert default.name == "jit_step" and default.label == max(steps, key=lambda m: m.size).label != steps[0].label
+    assert load_workspace([tmp_path / "dump"], main="jit_step").main.label == default.label
+    assert load_workspace([tmp_path / "dump"], main=steps[0].label).main.label == steps[0].label  # its whole label: that one

@@ -255,12 +255,15 @@ def _capture_modules(folder: Path, capture: dict, warnings: list[str]) -> list[M
 
 
 def _pick_main(modules: list[ModuleEntry], wanted: str | None, trace) -> ModuleEntry | None:
-    """`--main` when given; else the module that ran most in the profile, else the largest,
-    JAX's helper modules aside (see main_module)."""
+    """`--main` when given (of several modules it names, as two shapes of one jitted function
+    are, the one the default would pick among them); else the module that ran most in the
+    profile, else the largest, JAX's helper modules aside (see main_module)."""
     if wanted is not None:
-        for entry in modules:
-            if wanted in (entry.label, entry.name) or entry.label.startswith(wanted) or entry.label.endswith("." + wanted):
-                return entry
+        exact = [entry for entry in modules if entry.label == wanted]
+        named = exact or [entry for entry in modules if wanted == entry.name or entry.label.startswith(wanted)
+                          or entry.label.endswith("." + wanted)]
+        if named:
+            return named[0] if len(named) == 1 else _pick_main(named, None, trace)
         if wanted.isdigit():  # the module's number, as the dump's files have it (`module_0008`) or not (`8`)
             from tui.model.dump import label_parts
 
