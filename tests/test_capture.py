@@ -883,3 +883,27 @@ def test_a_capture_that_fails_leaves_its_folder_as_it_found_it(tmp_path):
         assert ws.main is not None and (folder / CAPTURE_MANIFEST).is_file()
         if folder is made:
             shutil.rmtree(made)
+
+
+def test_the_error_shown_says_where_and_what():
+    """The summary's and the banner's error: the traceback's last frame and the message, as
+    Python 3.11 prints them (with ^^^ marks under the source line), as JAX prints them (with a
+    note on the frames it left out after the message), and for a SyntaxError; the three last
+    lines of each lost the file and line."""
+    from tui.model.capture_manifest import error_tail
+
+    python = ('Traceback (most recent call last):\n  File "/w/raise_after.py", line 5, in <module>\n'
+              '    raise ValueError("boom after compile")\n    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\nValueError: boom after compile')
+    assert error_tail({"error": python}) == 'File "/w/raise_after.py", line 5, in <module>\nValueError: boom after compile'
+    jax_error = ('Traceback (most recent call last):\n  File "/w/jaxerr.py", line 9, in <module>\n    f(x)\n'
+                 '  File "/w/jaxerr.py", line 6, in f\n    return x @ y\n           ~~^~~\n'
+                 '  File "/v/lib/python3.11/site-packages/jax/_src/numpy/tensor_contractions.py", line 269, in matmul\n'
+                 '    out = lax.dot_general(\n'
+                 'TypeError: dot_general requires contracting dimensions to have the same shape, got (3,) and (4,).\n'
+                 '--------------------\nFor simplicity, JAX has removed its internal frames from the traceback of the '
+                 'following exception. Set JAX_TRACEBACK_FILTERING=off to include these.')
+    assert error_tail({"error": jax_error}) == ('File "/w/jaxerr.py", line 6, in f\nTypeError: dot_general requires '
+                                               'contracting dimensions to have the same shape, got (3,) and (4,).')
+    syntax = '  File "/w/syntaxerr.py", line 2\n    def f(:\n          ^\nSyntaxError: invalid syntax'
+    assert error_tail({"error": syntax}) == 'File "/w/syntaxerr.py", line 2\nSyntaxError: invalid syntax'
+    assert error_tail({"error": "RuntimeError: no frames"}) == "RuntimeError: no frames"

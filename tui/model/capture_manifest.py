@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from datetime import datetime
 from pathlib import Path
 
@@ -106,11 +107,26 @@ def _is_compiled_entry(entry) -> bool:
                for f in figures)
 
 
+_JAX_NOTE = "For simplicity, JAX has removed its internal frames"  # after a line of dashes, at a traceback's end
+_LIBRARY = re.compile(r"[/\\](site|dist)-packages[/\\]|[/\\]lib[/\\]python3\.\d+[/\\]")  # an installed package's file
+
+
 def error_tail(manifest: dict, lines: int = 3) -> str:
-    """The last lines of the script's traceback (where and what), or a line about how it ended."""
+    """Where and what of the script's error: the traceback's last frame in the user's code, not an
+    installed package's (`File "train.py", line 5, in step`) and the last lines of its message, without Python's ^^^ marks under the
+    source line or JAX's note on the frames it left out; else a line about how it ended."""
     error = (manifest.get("error") or "").strip()
     if error:
-        return "\n".join(error.splitlines()[-lines:])
+        text = error.splitlines()
+        note = next((k for k in range(1, len(text)) if text[k].startswith(_JAX_NOTE) and set(text[k - 1]) == {"-"}), None)
+        text = [line for line in text[: note - 1 if note else None] if line.strip() and not set(line.strip()) <= set("^~")]
+        frames = [k for k, line in enumerate(text) if line.lstrip().startswith('File "')]
+        if not frames:
+            return "\n".join(text[-lines:])
+        own = [k for k in frames if not _LIBRARY.search(text[k])]  # the user's code, not JAX's (a shape error in jnp)
+        where = text[(own or frames)[-1]].strip()
+        what = [line for line in text[frames[-1] + 1 :] if not line.startswith("    ")]  # its source line left out
+        return "\n".join([where, *what[-(lines - 1):]])
     status = manifest.get("exit_status")
     if status is None or status == 0:
         return ""
