@@ -716,15 +716,6 @@ async def test_its_runs_from_the_details_screen_jump_to_the_occurrences():
         app.show("timeline", instruction=trace.tracks[int(tracks[0])].event_name(int(found[0])))  # unchanged: stays
         await settle(pilot)
         assert view.cursor == (int(tracks[1]), int(found[1]))
-        # An op whose runs are on several threads, the first thread's first not the earliest:
-        # `t` lands on its first run in time (it took the first thread's).
-        app.select(instruction="ynn_fusion.57")
-        await pilot.press("2")
-        await settle(pilot)
-        await pilot.press("t")
-        await settle(pilot)
-        tracks, found = occurrences(trace, "jit_train_step", "ynn_fusion.57")
-        assert len(set(tracks.tolist())) > 1 and view.cursor == (int(tracks[0]), int(found[0]))
 
 
 async def test_a_row_painted_before_the_views_resize_comes_is_the_windows_width(monkeypatch):

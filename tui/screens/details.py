@@ -129,10 +129,8 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
             return
         links = self._trace_links()
         runs = links.occurrences(ins) if links else None
-        if runs is not None and runs.count:  # its first run in time (they come track by track)
-            tracks = self.workspace.trace.tracks
-            first = min(runs.events, key=lambda event: int(tracks[event[0]].start_ns[event[1]]))
-            self.app.show("timeline", instruction=ins.name, event=first)
+        if runs is not None and runs.count:
+            self.app.show("timeline", instruction=ins.name, event=runs.events[0])
         else:
             self.app.show("timeline", instruction=ins.name)
 
