@@ -112,9 +112,10 @@ _LIBRARY = re.compile(r"[/\\](site|dist)-packages[/\\]|[/\\]lib[/\\]python3\.\d+
 
 
 def error_tail(manifest: dict, lines: int = 3) -> str:
-    """Where and what of the script's error: the traceback's last frame in the user's code, not an
-    installed package's (`File "train.py", line 5, in step`) and the last lines of its message, without Python's ^^^ marks under the
-    source line or JAX's note on the frames it left out; else a line about how it ended."""
+    """Where and what of the script's error: the traceback's last frame in the user's code, not
+    an installed package's (`File "train.py", line 5, in step`), and the last lines of its
+    message, without Python's ^^^ marks under the source line or JAX's note on the frames it
+    left out; else a line about how it ended."""
     error = (manifest.get("error") or "").strip()
     if error:
         text = error.splitlines()
