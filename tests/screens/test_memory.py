@@ -23,14 +23,19 @@ from tui.screens.memory import MemoryScreen
 TRANSFORMER_LIVE_RANGE = next((FIXTURES / "transformer").glob("module_0014*-live-range.txt"))
 
 
-async def open_memory(pilot) -> MemoryScreen:
+async def show_memory(pilot) -> MemoryScreen:
+    """Key 3 once what the app loads is in: the memory screen, with or without a program."""
     app = pilot.app
     await app.workers.wait_for_complete()
     await pilot.pause()
     await pilot.press("3")
     await app.workers.wait_for_complete()
     await pilot.pause()
-    screen = app.screen
+    return app.screen
+
+
+async def open_memory(pilot) -> MemoryScreen:
+    screen = await show_memory(pilot)
     assert isinstance(screen, MemoryScreen) and screen.profile is not None
     return screen
 
@@ -298,10 +303,7 @@ async def test_memory_of_a_loop_program(programs):
 async def test_memory_says_why_when_there_is_no_profile(programs):
     app = XlaTuiApp(main_hlo(programs["mlp_grad"], "before"))
     async with app.run_test(size=(120, 36)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.press("3")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await show_memory(pilot)
         text = screen_text(app)
         assert app.screen.profile is None and "not scheduled" in text
         assert not app.screen.table.display and "s Sort" not in text  # no empty table, no keys for it
@@ -315,10 +317,7 @@ async def test_a_profile_alone_fills_the_screen_with_its_memory_counters(corpus)
 
     app = XlaTuiApp(corpus / "traces" / "xprof_demo_tf_gpu_multiworker_2020.xplane.pb")
     async with app.run_test(size=(160, 45)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.press("3")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await show_memory(pilot)
         screen = app.screen
         counters = {c.name: c for c in memory_counters(app.workspace.trace) if c.value.max() > 0}
         times, series = screen.over_time
@@ -353,10 +352,7 @@ async def test_a_profile_alone_without_memory_counters_says_so(tmp_path):
     shutil.copy(FIXTURES / "transformer" / "profile" / "perfetto_trace.json.gz", alone)
     app = XlaTuiApp(alone)
     async with app.run_test(size=(140, 40)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.press("3")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await show_memory(pilot)
         assert app.screen.over_time is None and app.screen.has_class("-over-time")
         text = screen_text(app)  # what to do first, then why (a line each: the first was cut before it said what to do)
         assert "No memory to show: open the program's dump or HLO beside the profile" in text
@@ -522,10 +518,7 @@ async def test_each_allocator_band_names_its_own_chip(corpus):
 
     app = XlaTuiApp(corpus / "traces" / "xprof_tpu_v6e_inference_4chip.xplane.pb")
     async with app.run_test(size=(160, 45)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.press("3")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await show_memory(pilot)
         labels = [label for label, _ in app.screen.trace_chart.series]  # beside the program: the two largest
         assert labels == ["device 0", "device 1"]
         names = sorted(c.name for c in memory_counters(app.workspace.trace))
