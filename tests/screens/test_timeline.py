@@ -873,6 +873,23 @@ async def test_a_range_over_a_gpus_rows_counts_its_kernels_once():
         assert expected and {row.name: (row.count, row.total_ns) for row in app.screen.panel.rows} == expected
 
 
+async def test_a_counter_that_goes_negative_is_drawn_from_its_lowest_value(tmp_path):
+    """A counter row spans its lowest value (below zero) to its highest, as Perfetto's counter
+    track does: -1 between -4 and 2 is drawn half high (it was drawn from zero up, so every
+    negative value read as no sample)."""
+    path = tmp_path / "negative.trace.json"
+    samples = [{"ph": "C", "pid": 1, "ts": ts, "name": "balance", "args": {"v": v}} for ts, v in ((0, -4), (100, 2), (200, -1))]
+    path.write_text(json.dumps({"traceEvents": [*samples, {"ph": "X", "pid": 1, "tid": 1, "ts": 0, "dur": 300, "name": "run"}]}))
+    app = XlaTuiApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        counter = next(row for row in view.rows if row.kind == "counter")
+        assert list(view.trace.counters[counter.index].value) == [-4, 2, -1]
+        cells = view.render_line(view.rows.index(counter) + 1).text.split("│", 1)[1]  # the ruler is line 0
+        thirds = [cells[k * len(cells) // 3 + 2 : (k + 1) * len(cells) // 3 - 2] for k in range(3)]
+        assert [set(third) for third in thirds] == [{" "}, {"█"}, {"▄"}]
+
+
 async def test_m_on_an_event_of_no_duration_lists_it(tmp_path):
     """`m` on an event of no duration marks a moment: the events running then, it among them
     (it was left out: nothing starts before a range's start and ends after it)."""

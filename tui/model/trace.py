@@ -380,6 +380,15 @@ class CounterTrack:
         """The sample of the counter's highest value (the first, if several); None if none."""
         return int(np.argmax(self.value)) if len(self.value) else None
 
+    @cached_property
+    def drawn_range(self) -> tuple[float, float]:
+        """The values a counter row's height spans: from zero, or the lowest value if below
+        it, to zero or the highest; so a counter that goes negative is drawn whole."""
+        seen = self.value[~np.isnan(self.value)]
+        if not len(seen):
+            return 0.0, 0.0
+        return min(float(seen.min()), 0.0), max(float(seen.max()), 0.0)
+
     def set_by(self, t_ns: float) -> int | None:
         """The sample that set the value in force at `t_ns` (later ones may repeat it)."""
         k = self.sample_at(t_ns)

@@ -1191,8 +1191,9 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         if row.kind == "counter":
             counter = self.trace.counters[row.index]
             values = sampled_values(counter.time_ns, counter.value, window.t0, window.ns_per_cell, cells)
-            top = float(np.nanmax(counter.value)) if len(counter.value) else 0.0
-            return self._line(index, painter.levels(values / top if top > 0 else values * 0, COUNTER))
+            low, high = counter.drawn_range
+            fraction = (values - low) / (high - low) if high > low else values * 0
+            return self._line(index, painter.levels(fraction, COUNTER))
         return self._line(index, [Segment(fit("  decoding…", cells), painter.styles[key(SUMMARY, EMPTY)])])
 
     def _line(self, index: int, segments: list[Segment]) -> Strip:
