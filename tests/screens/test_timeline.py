@@ -890,6 +890,23 @@ async def test_a_counter_that_goes_negative_is_drawn_from_its_lowest_value(tmp_p
         assert [set(third) for third in thirds] == [{" "}, {"█"}, {"▄"}]
 
 
+async def test_a_profile_alone_does_not_say_its_default_selection_has_no_events(corpus):
+    """The op selected by default when a profile's program is parsed (its ROOT's computation's
+    first op, here a name other programs ran) did not run in that program: nobody chose it, so
+    no "has no events" line; an op the user selects that did not run still gets one."""
+    app = XlaTuiApp(corpus / "traces" / "tracelens_jax08_rocm_attention.xplane.pb")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_timeline(pilot)
+        await settle(pilot)
+        default = app.selection.instruction
+        assert default in view.trace.names and not len(app.screen._occurrences(default)[1])
+        assert "has no events" not in screen_text(app)
+        idle = next(ins.name for ins in app.workspace.current.load().entry.instructions if ins.opcode == "parameter")
+        app.select(instruction=idle)
+        await settle(pilot)
+        assert f"The selected instruction {idle} has no events in the profile" in screen_text(app)
+
+
 async def test_m_on_an_event_of_no_duration_lists_it(tmp_path):
     """`m` on an event of no duration marks a moment: the events running then, it among them
     (it was left out: nothing starts before a range's start and ends after it)."""

@@ -192,9 +192,10 @@ class TimelineScreen(WorkspaceScreen):
             self.show_selection(Selection(), pending)
 
     def _ran(self, instruction: str | None) -> bool:
-        """Does the instruction appear in the profile? (An instruction another screen merely
-        passed over before this one opened is not worth a "no events" line.)"""
-        return bool(instruction) and instruction in self.trace.names
+        """Did the instruction run in the profile, in the program shown? (An instruction another
+        screen merely passed over before this one opened, or the one selected by default, is
+        not worth a "no events" line.)"""
+        return bool(instruction) and instruction in self.trace.names and len(self._occurrences(instruction)[1]) > 0
 
     def show_selection(self, old: Selection, new: Selection) -> None:
         """Follow a selection made elsewhere: an event (the details screen's "its runs" picks
@@ -216,13 +217,17 @@ class TimelineScreen(WorkspaceScreen):
         tracks = self.trace.tracks
         return 0 <= k < len(tracks) and 0 <= i < tracks[k].count and tracks[k].event_name(i) == selection.instruction
 
-    def _show_occurrences(self, instruction: str, event: tuple[int, int] | None = None) -> None:
-        """Jump to where an instruction ran (to `event` if given, else its first run): its
-        occurrences become the search matches."""
+    def _occurrences(self, instruction: str) -> tuple[np.ndarray, np.ndarray]:
+        """The instruction's runs in the program shown (tracks, events)."""
         ws, current = self.workspace, self.workspace.current
         module = current.name if current is not None else None
         program = program_ran(self.trace, program_of(current)) if current is not None else None  # only its runs count
-        tracks, found = occurrences(self.trace, module, instruction_or_name(ws, program or module, instruction), program)
+        return occurrences(self.trace, module, instruction_or_name(ws, program or module, instruction), program)
+
+    def _show_occurrences(self, instruction: str, event: tuple[int, int] | None = None) -> None:
+        """Jump to where an instruction ran (to `event` if given, else its first run): its
+        occurrences become the search matches."""
+        tracks, found = self._occurrences(instruction)
         self.view.set_matches(tracks, found)
         self._searched = None
         if event is None and not len(found):
