@@ -179,6 +179,12 @@ class XlaTuiApp(App):
         self.select(**selection)
         self.switch_mode(screen)
 
+    def show_runs(self, instruction: str) -> None:
+        """The timeline, at an op's first run in time, its runs the matches."""
+        self.select(instruction=instruction)
+        self.switch_mode("timeline")
+        self.screen.show_runs(instruction)
+
     def action_command_palette(self) -> None:
         if self.use_command_palette and not Palette.is_open(self):
             self.push_screen(Palette(id="--command-palette"))

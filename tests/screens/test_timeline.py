@@ -716,6 +716,37 @@ async def test_its_runs_from_the_details_screen_jump_to_the_occurrences():
         app.show("timeline", instruction=trace.tracks[int(tracks[0])].event_name(int(found[0])))  # unchanged: stays
         await settle(pilot)
         assert view.cursor == (int(tracks[1]), int(found[1]))
+        # An op whose runs are on several threads, the first thread's first not the earliest:
+        # `t` lands on its first run in time (it took the first thread's), and again from
+        # there, where the selection (the op, that run) does not change: its runs stay the matches.
+        for again in (False, True):
+            app.select(instruction="ynn_fusion.57")
+            await pilot.press("2")
+            await settle(pilot)
+            if again:
+                await pilot.press("escape")  # the search's matches cleared: `t` makes them again
+            await pilot.press("t")
+            await settle(pilot)
+            tracks, found = occurrences(trace, "jit_train_step", "ynn_fusion.57")
+            assert len(set(tracks.tolist())) > 1 and view.cursor == (int(tracks[0]), int(found[0]))
+            assert f"match 1 of {len(found)}" in screen_text(app)
+
+
+async def test_its_runs_before_the_timeline_was_ever_opened():
+    """`t` on the details screen opens the timeline for the first time, the tracks still to
+    decode: once they are, the op's first run in time, its runs the matches."""
+    app = XlaTuiApp(FIXTURES / "transformer")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        app.select(instruction="ynn_fusion.57")
+        await pilot.press("2")
+        await settle(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        await settle(pilot)
+        view = app.screen.view
+        tracks, found = occurrences(app.workspace.trace, "jit_train_step", "ynn_fusion.57")
+        assert view.cursor == (int(tracks[0]), int(found[0])) and f"match 1 of {len(found)}" in screen_text(app)
 
 
 async def test_a_row_painted_before_the_views_resize_comes_is_the_windows_width(monkeypatch):

@@ -124,15 +124,8 @@ class DetailsScreen(OpTimes, WorkspaceScreen):
             self.app.show("memory", instruction=name, buffer=f"{name}{{}}")
 
     def action_timeline(self) -> None:
-        ins = self.instruction
-        if ins is None:
-            return
-        links = self._trace_links()
-        runs = links.occurrences(ins) if links else None
-        if runs is not None and runs.count:
-            self.app.show("timeline", instruction=ins.name, event=runs.events[0])
-        else:
-            self.app.show("timeline", instruction=ins.name)
+        if self.instruction is not None:
+            self.app.show_runs(self.instruction.name)
 
     def action_back(self) -> None:
         name = self.workspace.pop_focus() if self.workspace else None

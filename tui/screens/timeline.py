@@ -62,6 +62,7 @@ class TimelineScreen(WorkspaceScreen):
         ("shift+wheel", "pan"),
         ("pointer", "the info line says what it is over: an event, a counter's value"),
     ]
+    _runs_wanted: str | None = None  # an op whose runs to show once the tracks are decoded (show_runs)
     missing_note = None  # the pane explains itself
     shows = "trace"
     BINDINGS = [
@@ -188,7 +189,10 @@ class TimelineScreen(WorkspaceScreen):
             self._show_trace_facts()
         self.panel.show_info(self._trace_line())
         pending, self._pending = self._pending, None
-        if pending is not None and (pending.event is not None or self._ran(pending.instruction)):
+        wanted, self._runs_wanted = self._runs_wanted, None
+        if wanted is not None:
+            self._show_occurrences(wanted)
+        elif pending is not None and (pending.event is not None or self._ran(pending.instruction)):
             self.show_selection(Selection(), pending)
 
     def _ran(self, instruction: str | None) -> bool:
@@ -209,6 +213,18 @@ class TimelineScreen(WorkspaceScreen):
         jump = new.event is not None and new.event not in (old.event, self.view.cursor) and self._runs(new)
         if new.instruction and (jump or (new.instruction != old.instruction and not linked)):
             self._show_occurrences(new.instruction, new.event if jump else None)
+
+    def show_runs(self, instruction: str) -> None:
+        """Asked for an op's runs (the details screen's `t`): its first run in time, its runs
+        the matches, whether or not the selection changed (the op and one of its runs may be
+        selected already: a selection that does not change tells no one)."""
+        if self.trace is None:
+            return
+        if not self.ready or self.view.lanes is None:  # once the tracks are decoded (_decoded)
+            self._runs_wanted = instruction
+            return
+        self._stale = False  # shown here: nothing to follow on resuming
+        self._show_occurrences(instruction)
 
     def _runs(self, selection: Selection) -> bool:
         """Is the selection's event a run of its instruction (the two can disagree: another
