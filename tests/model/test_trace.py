@@ -759,6 +759,30 @@ def test_chrome_phases(tmp_path):
     assert trace.span == (0, 10_000)
 
 
+def test_chrome_slices_opening_together_nest_in_file_order(tmp_path):
+    """As Perfetto nests B/E slices: of those a thread opens at one time, the B first in the
+    file is the parent and each later one its child, an E closing the innermost; slices that
+    also end together stay so, each with its own args."""
+    def event(ph, ts, name="", tid=7, **args):
+        return {"ph": ph, "pid": 1, "tid": tid, "ts": ts, "name": name, "args": args}
+
+    events = [
+        event("B", 0, "first", n=1), event("B", 0, "second", n=2), event("B", 5, "other", tid=8),
+        event("B", 0, "third", n=3), event("E", 10), event("E", 10), event("E", 10), event("E", 9, tid=8),
+        event("B", 20, "outer"), event("B", 20, "inner"), event("E", 25), event("E", 30),
+    ]
+    path = tmp_path / "ties.json"
+    path.write_text(json.dumps(events))
+    trace = load_trace(path)
+    assert trace.event_count == 6
+    main = next(t for t in trace.tracks if t.name == "tid 7")
+    assert [(main.event_name(i), int(main.start_ns[i]) // 1000, int(main.dur_ns[i]) // 1000, int(main.depth[i]))
+            for i in range(main.count)] == [
+        ("first", 0, 10, 0), ("second", 0, 10, 1), ("third", 0, 10, 2), ("outer", 20, 10, 0), ("inner", 20, 5, 1)]
+    assert [main.event_args(i).get("n") for i in range(3)] == [1, 2, 3]
+    assert main.lanes == 3
+
+
 def test_chrome_parts_beside_the_events_are_named_when_skipped(tmp_path):
     """Catapult's file format also holds Linux ftrace text and CPU profile samples: not shown,
     so said; empty ones are nothing to say. The events load either way, and so do their args."""

@@ -355,19 +355,22 @@ class _Host:
         return process, thread
 
     def _match(self, events: list[_Event]) -> list[tuple[_Event, _Event]]:
-        """B/E pairs: an E closes the latest open B of its thread (file order breaks ts ties)."""
+        """B/E pairs: an E closes the latest open B of its thread (file order breaks ts ties).
+        Pairs come in the order their B's opened, so that of slices opening and ending together
+        the first in the file is the parent, as Perfetto nests them (ties keep this order)."""
         open_: dict = defaultdict(list)
         pairs, unmatched_ends = [], 0
         for event in sorted(events, key=attrgetter("ts")):
             stack = open_[_KEY(event)]
             if event.ph == "B":
-                stack.append(event)
+                pairs.append([event, None])
+                stack.append(pairs[-1])
             elif stack:
-                pairs.append((stack.pop(), event))
+                stack.pop()[1] = event
             else:
                 unmatched_ends += 1
         self._say_unpaired(open_, unmatched_ends, "B", "E")
-        return pairs
+        return [(begin, end) for begin, end in pairs if end is not None]
 
     def _match_async(self, events: list[_Event]) -> tuple[list[tuple[_Event, _Event]], list[_Event]]:
         """Async slices and instants: an e (or legacy F) closes the latest open b (or S) of its
