@@ -722,7 +722,7 @@ def test_chrome_phases(tmp_path):
     path = tmp_path / "edge.json"
     path.write_text(json.dumps({"traceEvents": events}))
     trace = load_trace(path)
-    assert trace.event_count == 2 + 1 + 2 + 1  # matched B/E pairs, the X leaf, two steps, the async b/e
+    assert trace.event_count == 2 + 1 + 1 + 2 + 1  # B/E pairs, the B that never ends, the X leaf, two steps, the async b/e
     main = next(t for t in trace.tracks if t.name == "main")
     assert main.group == "host"
     assert [(main.event_name(i), int(main.start_ns[i]), int(main.dur_ns[i]), int(main.depth[i])) for i in range(3)] == [
@@ -748,7 +748,7 @@ def test_chrome_phases(tmp_path):
     assert "mem note" not in counters
     assert counters["mem used"].visible(3000, 7000) == slice(0, 2)
     text = "\n".join(trace.warnings)
-    assert "1 B events never ended" in text
+    assert "1 B events never ended (shown running to the trace's end)" in text
     assert "1 E events without a B" in text
     assert "edge.json: 2 counter values that are not numbers were skipped (2 of 'mem')" in text
     assert "phases not shown were skipped" not in text
@@ -781,6 +781,34 @@ def test_chrome_slices_opening_together_nest_in_file_order(tmp_path):
         ("first", 0, 10, 0), ("second", 0, 10, 1), ("third", 0, 10, 2), ("outer", 20, 10, 0), ("inner", 20, 5, 1)]
     assert [main.event_args(i).get("n") for i in range(3)] == [1, 2, 3]
     assert main.lanes == 3
+
+
+def test_chrome_slice_that_did_not_end_runs_to_the_trace_end(tmp_path):
+    """A B that no E closes is kept, as Perfetto keeps a slice that did not end: it runs to the
+    trace's last moment (here a counter sample's, after the last slice ends), nests as its
+    times say, counts among the events and says in its args that it did not end."""
+    events = [
+        {"ph": "B", "pid": 1, "tid": 7, "ts": 0, "name": "outer", "args": {"a": 1}},
+        {"ph": "B", "pid": 1, "tid": 7, "ts": 1, "name": "inner"},
+        {"ph": "E", "pid": 1, "tid": 7, "ts": 3},
+        {"ph": "B", "pid": 1, "tid": 7, "ts": 5, "name": "deeper"},
+        {"ph": "X", "pid": 1, "tid": 8, "ts": 2, "dur": 10, "name": "work"},
+        {"ph": "C", "pid": 1, "ts": 15, "name": "mem", "args": {"used": 1}},
+    ]
+    path = tmp_path / "unended.json"
+    path.write_text(json.dumps(events))
+    trace = load_trace(path)
+    main = next(t for t in trace.tracks if t.name == "tid 7")
+    assert [(main.event_name(i), int(main.start_ns[i]) // 1000, int(main.end_ns[i]) // 1000, int(main.depth[i]))
+            for i in range(main.count)] == [("outer", 0, 15, 0), ("inner", 1, 3, 1), ("deeper", 5, 15, 1)]
+    unended = {"did_not_end": "no E event: shown running to the last moment of the trace"}
+    assert [main.event_args(i) for i in range(main.count)] == [{"a": 1, **unended}, {}, unended]
+    assert trace.span == (0, 15_000)
+    assert trace.warnings == ["unended.json: 2 B events never ended (shown running to the trace's end)"]
+    from tui.model.summary import summarize
+    from tui.model.workspace import Workspace
+
+    assert trace.event_count == summarize(Workspace(trace=trace))["trace"]["events"] == 4
 
 
 def test_chrome_parts_beside_the_events_are_named_when_skipped(tmp_path):

@@ -498,9 +498,10 @@ class Trace:
     """A loaded profile.
 
     `event_count` counts complete events with a duration, exactly: every XEvent of every line
-    of every plane of an xplane.pb (zero-length ones included), or every `"ph": "X"` event plus
-    every matched `B`/`E` pair of a Chrome trace. Instants (`i`/`I`), counters (`C`), metadata
-    (`M`), flow and async events are not counted.
+    of every plane of an xplane.pb (zero-length ones included), or of a Chrome trace every
+    `"ph": "X"` event, every `B` (ended by its `E`, or where none came running to the trace's
+    last moment) and every async `b`/`S` its `e`/`F` ended. Instants (`i`/`I`/`n`), counters
+    (`C`), metadata (`M`) and flow events are not counted.
     """
 
     def __init__(
@@ -874,7 +875,7 @@ def load_trace(path: str | os.PathLike | Sequence[str | os.PathLike], run: str |
     input raises InputError.
 
     The result's `event_count` is exact at once: every XEvent of an xplane, or every Chrome
-    `X` event and matched `B`/`E` pair (see Trace); xplane tracks decode their columns lazily.
+    `X`, `B` and ended async event (see Trace); xplane tracks decode their columns lazily.
     """
     if isinstance(path, (str, os.PathLike)):
         tries, runs = _resolve(Path(path), run)

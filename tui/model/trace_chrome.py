@@ -3,8 +3,9 @@
 msgspec decodes the events into typed structs (about 3x faster than json.load) and the fields
 are pulled into NumPy columns with `map(attrgetter(...))`; args are read from the file again
 when an event is first selected (see _LazyArgs). Phases: X (complete), B/E (matched per thread,
-innermost first), i/I (instants), C (counters: a value that is not a number, nor a string that
-reads as one, is skipped with a warning), M (process/thread names and sort order), s/t/f
+innermost first; a B that never ends runs to the trace's last moment, as Perfetto draws it),
+i/I (instants), C (counters: a value that is not a number, nor a string that reads as one, is
+skipped with a warning), M (process/thread names and sort order), s/t/f
 (flows, see trace_flows), async b/e/n and the legacy S/F (matched by category and id, each
 category of a process on a track of its own, as Perfetto shows them); others (async steps T/p,
 samples, objects) are skipped with a warning.
@@ -24,7 +25,7 @@ from codecs import BOM_UTF8
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import partial
-from itertools import count
+from itertools import chain, count
 from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Callable
@@ -354,8 +355,9 @@ class _Host:
                 thread[(event.pid, event.tid)][event.name] = args.get("name", args.get("sort_index"))
         return process, thread
 
-    def _match(self, events: list[_Event]) -> list[tuple[_Event, _Event]]:
-        """B/E pairs: an E closes the latest open B of its thread (file order breaks ts ties).
+    def _match(self, events: list[_Event]) -> list[tuple[_Event, _Event | None]]:
+        """B/E pairs: an E closes the latest open B of its thread (file order breaks ts ties); a B
+        that none closes is kept with None, as Perfetto keeps a slice that did not end.
         Pairs come in the order their B's opened, so that of slices opening and ending together
         the first in the file is the parent, as Perfetto nests them (ties keep this order)."""
         open_: dict = defaultdict(list)
@@ -369,8 +371,8 @@ class _Host:
                 stack.pop()[1] = event
             else:
                 unmatched_ends += 1
-        self._say_unpaired(open_, unmatched_ends, "B", "E")
-        return [(begin, end) for begin, end in pairs if end is not None]
+        self._say_unpaired(open_, unmatched_ends, "B", "E", "shown running to the trace's end")
+        return list(map(tuple, pairs))
 
     def _match_async(self, events: list[_Event]) -> tuple[list[tuple[_Event, _Event]], list[_Event]]:
         """Async slices and instants: an e (or legacy F) closes the latest open b (or S) of its
@@ -398,11 +400,11 @@ class _Host:
         self._say_unpaired(open_, unmatched_ends, "async b", "async e")
         return pairs, instants
 
-    def _say_unpaired(self, open_: dict, unmatched_ends: int, begin: str, end: str) -> None:
+    def _say_unpaired(self, open_: dict, unmatched_ends: int, begin: str, end: str, unended_are: str = "dropped") -> None:
         """Warn of the begins left open (each stack in `open_`) and the ends that found none."""
         unended = sum(len(stack) for stack in open_.values())
         if unended:
-            self.warnings.append(f"{self.path.name}: {unended} {begin} events never ended (dropped)")
+            self.warnings.append(f"{self.path.name}: {unended} {begin} events never ended ({unended_are})")
         if unmatched_ends:
             self.warnings.append(f"{self.path.name}: {unmatched_ends} {end} events without a {begin.split()[-1]} (dropped)")
 
@@ -461,6 +463,10 @@ class _ArgsFile(msgspec.Struct, gc=False):
 _ARGS_DECODERS = (msgspec.json.Decoder(_ArgsFile | list[_ArgsEvent]),)
 
 
+# The arg an unended B's details show, as Perfetto's say its duration "Did not end".
+_DID_NOT_END = b'{"did_not_end": "no E event: shown running to the last moment of the trace"}'
+
+
 class _LazyArgs:
     """Args of a file's X events, read from the file again when an event is first selected.
 
@@ -471,15 +477,16 @@ class _LazyArgs:
     from the start, so that reading them does not go through the file again.
     """
 
-    def __init__(self, path: Path, complete: int, pairs: list[tuple[_Event, _Event]], kept: dict[int, tuple],
+    def __init__(self, path: Path, complete: int, pairs: list[tuple[_Event, _Event | None]], kept: dict[int, tuple],
                  mend: bool):
         self.path = path
         self.mend = mend  # the load mended the file's fields: read it the same way, so its events line up
         self.complete = complete  # X events come first in the positions, then B/E pairs
         stat = path.stat()
         self.stamp = (stat.st_size, stat.st_mtime_ns)
-        # B/E pairs are few; their args are kept now: (cat, raw JSON of B, of E).
-        self.pairs = [(b.cat, tuple(bytes(r) for r in (b.args, e.args) if len(r))) for b, e in pairs]
+        # B/E pairs are few; their args are kept now: (cat, raw JSON of B, of E or that it did not end).
+        self.pairs = [(b.cat, tuple(bytes(r) for r in (b.args, _DID_NOT_END if e is None else e.args) if len(r)))
+                      for b, e in pairs]
         self.kept = kept  # position of an X event -> (cat, raw JSON of its args)
         self.entries: list | None = None
         self.ids: np.ndarray | None = None
@@ -568,6 +575,14 @@ def _counter_tracks(host: _Host) -> list[CounterTrack]:
     return out
 
 
+def _last_moment(host: _Host, ts: np.ndarray, dur: np.ndarray) -> float:
+    """The latest ts, or ts + dur, of the host's events (us): where a B that did not end is
+    drawn to, as Perfetto draws one to the end of the trace."""
+    ends = ts + np.maximum(dur, 0.0)
+    others = chain(host.instants, host.counters, host.flows, chain.from_iterable(host.pairs + host.async_pairs))
+    return max([float(ends.max(initial=-np.inf)), *(event.ts for event in others if event is not None)])
+
+
 def _args_nbytes(args: _LazyArgs, positions: int) -> int:
     return args.nbytes + positions
 
@@ -589,8 +604,9 @@ def _tracks(host: _Host, table: NameTable, lock, first: int) -> tuple[list[Track
     if missing:
         host.warnings.append(f"{host.path.name}: {counted(missing, 'X event')} without a duration or with a negative "
                              "one (shown as zero-length)")
+    last = _last_moment(host, ts, dur)
     pair_ts = np.array([b.ts for b, _ in pairs], np.float64)
-    pair_dur = np.array([e.ts - b.ts for b, e in pairs], np.float64)
+    pair_dur = np.array([(last if e is None else e.ts) - b.ts for b, e in pairs], np.float64)
     start_ns = _ns(np.concatenate([ts, pair_ts]))
     dur_ns = _ns(np.maximum(np.concatenate([dur, pair_dur]), 0.0), _MOST_NS // 2)
     wild = int(np.count_nonzero(np.abs(start_ns) == _MOST_NS)) + int(np.count_nonzero(dur_ns == _MOST_NS // 2))
