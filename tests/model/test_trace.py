@@ -909,6 +909,31 @@ def test_chrome_counter_samples_at_one_time_keep_file_order(tmp_path):
     assert counter.value[counter.sample_at(1500)] == 5 and counter.over(1000, 2000).mean == 5
 
 
+def test_chrome_counter_with_an_id_keeps_its_arg_key(tmp_path):
+    """A counter with an id is named as Perfetto names it, `<name> id: <id> <arg key>`, one arg
+    or several, so that it is not merged with a counter whose own name is `mem 7`; one without
+    an id and with one arg keeps its bare name. Negative values are kept as they are, and so
+    are their least and most."""
+    def counter(ts, name, args, **more):
+        return {"ph": "C", "pid": 1, "ts": ts, "name": name, "args": args, **more}
+
+    events = [
+        counter(0, "mem", {"bytes": -5}, id=7), counter(1, "mem", {"bytes": -1500.5}, id=7),
+        counter(0, "mem", {"bytes": 3, "count": 2}, id="0x8"),
+        counter(0, "mem 7", {"bytes": 9}),
+        counter(0, "mem", {"bytes": 1}),
+        {"ph": "X", "pid": 1, "tid": 1, "ts": 0, "dur": 3, "name": "work"},
+    ]
+    path = tmp_path / "counter_ids.json"
+    path.write_text(json.dumps(events))
+    counters = {c.name: c for c in load_trace(path).counters}
+    assert {name: c.value.tolist() for name, c in counters.items()} == {
+        "mem": [1], "mem 7": [9], "mem id: 7 bytes": [-5, -1500.5], "mem id: 0x8 bytes": [3], "mem id: 0x8 count": [2]}
+    negative = counters["mem id: 7 bytes"]
+    assert negative.highest == 0
+    assert negative.over(0, 2000)[:4] == (-5, -1500.5, -1500.5, -5)  # first, last, least, most
+
+
 def test_chrome_threads_of_one_name_in_a_process_are_told_apart(tmp_path):
     """Two threads a process names alike get their tids, as Perfetto's `MainThread 7`; a thread
     of that name in another process keeps its name."""

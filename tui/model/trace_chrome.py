@@ -550,27 +550,30 @@ def _host_label(path: Path) -> str:
 
 
 def _counter_tracks(host: _Host) -> list[CounterTrack]:
+    """A track per counter and arg: named by the counter alone where it has one arg and no id,
+    else with the arg's key, an id said as Perfetto says it (`mem id: 7 bytes`), so that a
+    counter named `mem 7` is not taken for counter `mem` of id 7."""
     series: dict[tuple, list[tuple[float, float]]] = defaultdict(list)
     unread = Counter()
     for event in host.counters:
-        name = event.name if event.id is None else f"{event.name} {event.id}"
+        name = event.name if event.id is None else f"{event.name} id: {event.id}"
         for key, value in _args(event.args).items():
             number = as_number(value)
             if number is None:
                 unread[name] += 1
             else:
-                series[(host.group(event.pid), name, key)].append((event.ts, number))
+                series[(host.group(event.pid), name, key, event.id is not None)].append((event.ts, number))
     if unread:
         named = ", ".join(f"{n} of '{name}'" for name, n in unread.most_common(3)) + (", ..." if len(unread) > 3 else "")
         host.warnings.append(f"{host.path.name}: {sum(unread.values())} counter values that are not numbers were skipped ({named})")
     per_counter = defaultdict(int)
-    for group, name, _ in series:
+    for group, name, _, _ in series:
         per_counter[(group, name)] += 1
     out = []
-    for (group, name, key), samples in sorted(series.items(), key=lambda item: tuple(map(str, item[0]))):
+    for (group, name, key, has_id), samples in sorted(series.items(), key=lambda item: tuple(map(str, item[0]))):
         samples.sort(key=itemgetter(0))  # by time only: samples at one time stay in file order (the last one holds)
         times, values = zip(*samples)
-        label = name if per_counter[(group, name)] == 1 else f"{name} {key}"
+        label = name if per_counter[(group, name)] == 1 and not has_id else f"{name} {key}"
         out.append(CounterTrack(group, label, _ns(np.array(times)), np.array(values, np.float64)))
     return out
 
