@@ -607,7 +607,7 @@ def _tracks(host: _Host, table: NameTable, lock, first: int) -> tuple[list[Track
     if missing:
         host.warnings.append(f"{host.path.name}: {counted(missing, 'X event')} without a duration or with a negative "
                              "one (shown as zero-length)")
-    last = _last_moment(host, ts, dur)
+    last = _last_moment(host, ts, dur) if any(e is None for _, e in pairs) else 0.0
     pair_ts = np.array([b.ts for b, _ in pairs], np.float64)
     pair_dur = np.array([(last if e is None else e.ts) - b.ts for b, e in pairs], np.float64)
     start_ns = _ns(np.concatenate([ts, pair_ts]))
