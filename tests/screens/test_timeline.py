@@ -2094,6 +2094,8 @@ async def test_g_lists_the_steps_with_how_busy_each_device_was(tmp_path):
         assert t0 <= 120_000 and t1 >= 180_000 and t1 - t0 < 2 * 60_000  # fitted to the step
         await pilot.press("n")
         assert view.cursor == (steps, 2) and len(view.matches[1]) == 3
+        t0, t1 = window(view)
+        assert t0 <= 180_000 and t1 >= 260_000 and t1 - t0 < 2 * 80_000  # step 3, longer, zoomed to whole
         await pilot.press("g")
         await settle(pilot)
         assert panel.showing_table and panel.rows[0].name == "1"

@@ -840,7 +840,7 @@ class TimelineScreen(WorkspaceScreen):
     def action_steps(self) -> None:
         """`g`: XProf's step-time graph as a table, a row per step in time order: its start, its
         time against the median and how busy each device was in it (`s` sorts by time or by a
-        device's share). Enter zooms to the step; the steps are then the matches (n/N)."""
+        device's share). Enter zooms to the step; the steps are then the matches (n/N), each zoomed to whole."""
         if self.trace is None:
             return
         if self._steps is None and self._overview is not None:  # worked out with the decoding
@@ -954,7 +954,7 @@ class TimelineScreen(WorkspaceScreen):
     def _step_chosen(self, name: str) -> None:
         rows, found = self._steps
         step = found[next(k for k, row in enumerate(rows) if row.name == name)]
-        self.view.set_matches(np.array([s.track for s in found], np.int32), np.array([s.event for s in found], np.intp))
+        self.view.set_matches(np.array([s.track for s in found], np.int32), np.array([s.event for s in found], np.intp), fit=True)
         self._searched = None
         self.view.focus()
         self.view.show_event(step.track, step.event)

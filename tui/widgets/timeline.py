@@ -142,6 +142,7 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         self.matches: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int32), np.zeros(0, np.intp))
         self._match_starts = np.zeros(0, np.int64)
         self._match_instant = np.zeros(0, bool)  # which matches are instants (on their track's instants row)
+        self._fit_matches = False  # n / N zoom to each match whole (the steps), not only pan to it
         self.op_names: frozenset[str] = frozenset()
         self.kernel_ops: dict[str, str] = {}
         self._colour = np.zeros(0, np.int32)
@@ -809,9 +810,12 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
         if self.marked is not None:
             self.mark_range(None)
 
-    def set_matches(self, tracks: np.ndarray, found: np.ndarray, instants: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+    def set_matches(self, tracks: np.ndarray, found: np.ndarray, instants: tuple[np.ndarray, np.ndarray] | None = None,
+                    fit: bool = False) -> None:
         """Search results in time order, stepped through with N / Shift+N: events (`found` on
-        `tracks`) and, where given, instants ((tracks, instant indices))."""
+        `tracks`) and, where given, instants ((tracks, instant indices)). `fit`: each shown whole
+        (steps differ in length: one zoomed to would cut a longer next one)."""
+        self._fit_matches = fit
         starts, is_instant = self._times_of(tracks, found, "start_ns"), np.zeros(len(found), bool)
         if instants is not None and len(instants[1]):
             tracks, found = np.concatenate([tracks, instants[0]]), np.concatenate([found, instants[1]])
@@ -858,7 +862,12 @@ class TimelineView(DirectKeys, LineCache, ScrollView, can_focus=True):
             k = int(np.searchsorted(self._match_starts, self.cursor_ns, side="right")) % len(found)
         else:
             k = (int(np.searchsorted(self._match_starts, self.cursor_ns, side="left")) - 1) % len(found)
-        (self.show_instant if self._match_instant[k] else self.show_event)(int(tracks[k]), int(found[k]))
+        if self._match_instant[k]:
+            self.show_instant(int(tracks[k]), int(found[k]))
+            return
+        self.show_event(int(tracks[k]), int(found[k]))
+        if self._fit_matches:
+            self.set_window(self.window.fit(*self.trace.tracks[int(tracks[k])].event_span(int(found[k]))))
 
     # -- mouse --------------------------------------------------------------------------------
     def _time_at_x(self, x: int) -> float | None:
