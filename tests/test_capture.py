@@ -370,6 +370,37 @@ def test_sigterm_ends_the_script_and_removes_the_temporary_capture(tmp_path):
         os.kill(script_pid, 0)
 
 
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_kill_or_a_closed_ssh_session_keeps_a_saved_capture(tmp_path, signum):
+    """`kill` (or a dropped SSH session) during `--save DIR` stops the script as Ctrl-C does and
+    keeps what it compiled, with its manifest and profile, so that `xla-tui DIR` reopens it;
+    xla-tui exits with 128 + the signal, without a traceback of its own."""
+    script = tmp_path / "sleepy.py"
+    script.write_text("import time, jax, jax.numpy as jnp\n"
+                      "jax.jit(lambda x: jnp.sin(x) + 1)(jnp.ones(2)).block_until_ready()\n"
+                      "print('compiled', flush=True)\n"
+                      "time.sleep(600)\n")
+    saved = tmp_path / "saved"
+    child = subprocess.Popen([sys.executable, "-m", "tui", "--summary", "--json", "--save", str(saved), str(script)],
+                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        while child.stderr.readline().strip() != "compiled":  # the script prints to stderr under --json
+            assert child.poll() is None
+        assert list((saved / "dump").glob("*jit__lambda*after_optimizations.txt"))
+        child.send_signal(signum)
+        out, err = child.communicate(timeout=120)
+    finally:
+        child.kill()
+    assert child.returncode == 128 + signum and out == "", err
+    assert str(REPO / "tui") not in err and f"the capture is saved in {saved}" in err, err  # the script's traceback alone
+    reopened = xla_tui("--summary", "--json", str(saved))
+    assert reopened.returncode == 0, reopened.stderr
+    summary = summary_of(reopened)
+    assert summary["main_module"].endswith(".jit__lambda") and summary["trace"]["events"] > 0
+    assert summary["capture"]["exit_status"] == 130 and "KeyboardInterrupt" in summary["capture"]["error"]
+    assert f"xla-tui got {signal.Signals(signum).name}: it stopped the script as Ctrl-C does" in summary["warnings"]
+
+
 def test_the_text_summary_starts_on_a_line_of_its_own(tmp_path):
     """A script whose output does not end its last line had the summary glued to it."""
     script = tmp_path / "partial.py"

@@ -97,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
             return _no_terminal(args)
         _check_profiles(args.profile)
         capture = _capture(args)  # first: the script runs with the user's environment as it is
+        if capture is not None and capture.stopped_by:  # `kill`, a closed SSH session: the capture is kept, nothing opens
+            return 128 + capture.stopped_by
         # XLA's C++ logging would write over the UI and the summary.
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
         paths = ([str(capture.folder)] if capture else [args.target]) + args.profile

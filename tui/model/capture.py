@@ -4,7 +4,8 @@ XLA reads `XLA_FLAGS` once per process, when JAX starts its backend, so the scri
 child interpreter of its own (see capture_child.py) with our dump flags appended to the
 user's. Its output passes through live; the capture folder it leaves (dump, profile and a
 manifest) opens like any saved capture. Ctrl-C stops the script, not us: what it compiled
-until then still opens.
+until then still opens. SIGTERM and SIGHUP stop it the same way, and the capture is kept for
+`xla-tui DIR`, but nothing opens: we were asked to end.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ class CaptureResult:
     exit_status: int
     temporary: bool  # made by us; `cleanup()` removes it
     manifest: dict
+    stopped_by: int | None = None  # SIGTERM or SIGHUP, which stopped the script: xla-tui ends too
 
     def cleanup(self) -> None:
         if self.temporary:
@@ -114,10 +116,10 @@ def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] 
                json.dumps(config), str(script), *args]
     running: list[subprocess.Popen] = []
     try:
-        with _interrupts_go_to_the_child(running):
+        with _signals_go_to_the_child(running) as stopped_by:
             running.append(subprocess.Popen(command, env=env, stdout=sys.stderr if stdout_to_stderr else None))
-            status = running[0].wait()
-    except BaseException:  # we are ending (SIGTERM, a failed start): so do the script and the folder
+            status = _wait_passing_stops_on(running[0], stopped_by)
+    except BaseException:  # we are ending (a failed start, a bug): so do the script and the folder
         for child in running:
             child.kill()
             child.wait()
@@ -134,10 +136,11 @@ def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] 
         error=result.get("error"),
         profile_note=result.get("profile_note") or _missing_profile(profile, folder / "profile", result),
         notes=[f"XLA_FLAGS' own {flag} was overridden: the modules are in the capture's dump folder" for flag in yours[-1:]]
-        + result.get("notes", []),
+        + result.get("notes", [])
+        + [f"xla-tui got {signal.Signals(signum).name}: it stopped the script as Ctrl-C does" for signum in stopped_by[:1]],
         xla_flags=f"{env.get('XLA_FLAGS', '')} {flags}".strip(),
     )
-    return CaptureResult(folder, status, temporary, manifest)
+    return CaptureResult(folder, status, temporary, manifest, stopped_by[0] if stopped_by else None)
 
 
 def _read_child_result(path: Path) -> dict:
@@ -158,24 +161,45 @@ def _missing_profile(wanted: bool, profile_dir: Path, child: dict) -> str | None
     return "no profile: the script ended before the profiler could write it"
 
 
-@contextlib.contextmanager
-def _interrupts_go_to_the_child(running: list[subprocess.Popen]):
-    """Ctrl-C reaches the whole foreground process group: the script gets KeyboardInterrupt
-    and ends; we wait for it and open what it left. A second Ctrl-C kills the scripts in
-    `running` if they do not end. (A Python handler, not SIG_IGN, which the child would inherit.)"""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    presses = []
+def _wait_passing_stops_on(child: subprocess.Popen, stopped_by: list[int]) -> int:
+    """The child's exit status; once SIGTERM or SIGHUP has come (`stopped_by`), the child is sent
+    SIGINT, once, so that it ends as on Ctrl-C. Sent from here, not from the signal handler,
+    which may run before the child is started."""
+    told = False
+    while True:
+        try:
+            return child.wait(timeout=0.1)
+        except subprocess.TimeoutExpired:
+            if stopped_by and not told:
+                child.send_signal(signal.SIGINT)
+                told = True
 
-    def on_interrupt(signum, frame):
-        presses.append(signum)
-        if len(presses) > 1:
+
+@contextlib.contextmanager
+def _signals_go_to_the_child(running: list[subprocess.Popen]):
+    """Ctrl-C reaches the whole foreground process group: the script gets KeyboardInterrupt
+    and ends; we wait for it and open what it left. SIGTERM and SIGHUP (`kill`, a closed SSH
+    session) reach us alone: they are yielded (the list grows) for the caller to stop the
+    script as Ctrl-C would, and to end once the capture is saved. A second signal kills the
+    scripts in `running` if they do not end. (A Python handler, not SIG_IGN, which the child
+    would inherit.)"""
+    stopped_by: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield stopped_by
+        return
+    received = []
+
+    def on_signal(signum, frame):
+        received.append(signum)
+        if signum != signal.SIGINT:
+            stopped_by.append(signum)
+        if len(received) > 1:
             for child in running:
                 child.kill()
 
-    previous = signal.signal(signal.SIGINT, on_interrupt)
+    previous = {signum: signal.signal(signum, on_signal) for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
-        yield
+        yield stopped_by
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
