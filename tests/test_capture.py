@@ -325,6 +325,19 @@ def test_flags_that_limit_the_dump_are_overridden_and_said(tmp_path):
     assert summary["capture"]["kind"] == "script" and not (tmp_path / "env_dump").exists()
 
 
+def test_a_save_folder_with_quotes_and_backslashes_gets_the_dump(tmp_path):
+    """XLA's flag parser ends a quoted value at a `"` and reads a backslash as an escape: the
+    dump of `--save 'my "run" \\ dir'` went to `my ` beside it, and the capture held no module."""
+    script = tmp_path / "tiny.py"
+    script.write_text("import jax, jax.numpy as jnp\nprint(jax.jit(lambda x: jnp.sin(x) * 2)(jnp.ones(3)))\n")
+    saved = tmp_path / 'my "run" \\ dir'
+    run = xla_tui("--summary", "--json", "--no-profile", "--save", str(saved), str(script))
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert summary_of(run)["main_module"].endswith(".jit__lambda")
+    assert list((saved / "dump").glob("*jit__lambda*after_optimizations.txt"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([script.name, saved.name])  # nothing dumped beside it
+
+
 @pytest.mark.parametrize("manifest, problem", [("{", "bad JSON"), ('{"script": "x.py"}', "needs the keys")])
 def test_a_broken_manifest_is_one_clear_line(tmp_path, manifest, problem):
     (tmp_path / CAPTURE_MANIFEST).write_text(manifest)

@@ -78,10 +78,14 @@ def check_script(script: Path) -> None:
 
 
 def dump_flags(dump: Path) -> str:
-    """Our flags for XLA_FLAGS; a folder with spaces quoted (XLA's flag parser takes "…"), or
-    XLA would dump into the folder named by its first word."""
-    folder = f'"{dump}"' if any(c.isspace() for c in str(dump)) else str(dump)
-    return f"--xla_dump_to={folder} {DUMP_FLAGS}"
+    """Our flags for XLA_FLAGS. A folder with spaces is quoted, or XLA would dump into the folder
+    named by its first word; inside "…", XLA's flag parser (parse_flags_from_env.cc) ends the
+    value at a `"` and takes the character after a `\\` as it is, so both are escaped: any path
+    passes."""
+    text = str(dump)
+    if any(c.isspace() for c in text):
+        text = '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return f"--xla_dump_to={text} {DUMP_FLAGS}"
 
 
 def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] = (),

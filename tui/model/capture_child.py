@@ -34,7 +34,8 @@ import time
 import traceback
 
 
-DUMP_TO = re.compile(r'--xla_dump_to=(?:"[^"]*"|\S+)')  # an --xla_dump_to flag in XLA_FLAGS (a quoted folder too)
+# An --xla_dump_to flag in XLA_FLAGS, its value read as XLA reads one: "…" (a backslash escapes the next character), '…', or a word.
+DUMP_TO = re.compile(r'''--xla_dump_to=(?:"(?:\\.|[^"\\])*"|'[^']*'|\S+)''', re.S)
 # Flags that make XLA dump less than every module whole: (their value when they do not limit, the
 # flag that undoes them). A capture dumps every program XLA compiles, so these are overridden too.
 DUMP_LIMITS = {
