@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import REPO, screen_text
+from conftest import FIXTURES, REPO, screen_text
 
 from tui.model.capture_manifest import CAPTURE_MANIFEST
 
@@ -242,6 +242,24 @@ def test_mlp_example_and_reopening_a_saved_capture(captures):
     reopened = json.loads(again.stdout)
     assert reopened["main_module"] == first["main_module"] and first["main_module"].endswith(".jit_train_step")
     assert reopened["modules"] == first["modules"] and reopened["trace"] == first["trace"]
+
+
+def test_a_profile_given_replaces_the_saved_captures_own(captures):
+    """`xla-tui DIR --profile PATH`: the profile asked for is loaded, not the capture's, and a
+    warning says the capture's own was replaced (the capture's was loaded, "1 more ignored");
+    one of the capture's own profiles, given so, replaces nothing."""
+    folder, _ = captures["mlp"]
+    other = FIXTURES / "transformer" / "profile" / "host.xplane.pb"
+    alone = xla_tui("--summary", "--json", str(other))
+    given = xla_tui("--summary", "--json", str(folder), "--profile", str(other))
+    assert alone.returncode == 0 and given.returncode == 0, given.stderr
+    trace, own = summary_of(given)["trace"], summary_of(captures["mlp"][1])["trace"]
+    assert (trace["events"], trace["span_us"]) == (summary_of(alone)["trace"]["events"], summary_of(alone)["trace"]["span_us"])
+    assert (trace["events"], trace["span_us"]) != (own["events"], own["span_us"])
+    assert (f"the capture's own profile ({folder / 'profile'}) was replaced by the profile given ({other})"
+            in summary_of(given)["warnings"])
+    inside = xla_tui("--summary", "--json", str(folder), "--profile", str(next((folder / "profile").rglob("*.xplane.pb"))))
+    assert inside.returncode == 0 and not any("replaced" in w for w in summary_of(inside)["warnings"]), inside.stderr
 
 
 def test_a_cpu_ops_time_is_its_own_programs_where_programs_share_op_names(captures):

@@ -83,7 +83,8 @@ def load_workspace(paths: list[str | os.PathLike], main: str | None = None, prog
     parsed (the app shows the timeline meanwhile); load_profile_program finishes it."""
     say = progress or (lambda message: None)
     modules: list[ModuleEntry] = []
-    traces = []
+    traces = []  # profiles given as such (`--profile`)
+    own = {}  # profiles found in a capture or dump -> whose: loaded where none is given
     warnings: list[str] = []
     capture = None
     captured = set()  # profiles a capture took: one it could not take is a warning, not an error
@@ -98,12 +99,12 @@ def load_workspace(paths: list[str | os.PathLike], main: str | None = None, prog
             modules += _capture_modules(path, capture, warnings)
             profile = path / capture["profile"] if capture.get("profile") else None
             if profile is not None and profile.is_dir() and _find_profile_files(profile):
-                traces.append(profile)
+                own[profile] = "the capture's own profile"
                 captured.add(profile)
         elif kind == "dump":
             modules += _dump_modules(path, warnings)
             if _find_profile_files(path):
-                traces.append(path)
+                own[path] = "the profile in the dump folder"
         elif kind == "profile":
             traces.append(path)
         elif kind == "hlo-folder":
@@ -112,6 +113,10 @@ def load_workspace(paths: list[str | os.PathLike], main: str | None = None, prog
         else:
             modules.append(_file_module(path))
 
+    if traces:  # one inside the folder (`dump/ --profile dump/run.xplane.pb`) is its own, picked
+        warnings.extend(f"{whose} ({path}) was replaced by the profile given ({traces[0]})" for path, whose in own.items()
+                        if not traces[0].resolve().is_relative_to(path.resolve()))
+    traces = traces or list(own)
     trace = None
     if traces:
         from tui.model.trace import load_trace
