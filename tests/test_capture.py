@@ -432,6 +432,58 @@ def test_kill_or_a_closed_ssh_session_keeps_a_saved_capture(tmp_path, signum):
     assert f"xla-tui got {signal.Signals(signum).name}: it stopped the script as Ctrl-C does" in summary["warnings"]
 
 
+FAILING_SCRIPT = "import os, sys, jax, jax.numpy as jnp\nprint(jax.jit(lambda x: x * 2)(jnp.ones(3)))\n{end}\n"
+
+
+@pytest.mark.parametrize("end, status", [("sys.exit(3)", 3), ("os.abort()", 128 + signal.SIGABRT)])
+def test_a_run_exits_with_its_scripts_status_and_a_reopened_capture_with_0(tmp_path, end, status):
+    """The run that executed the script exits with the script's status (as a shell gives it:
+    128 + N for signal N); reopening the saved capture reads a file, exits 0 and says how the
+    script ended."""
+    script = tmp_path / "failing.py"
+    script.write_text(FAILING_SCRIPT.format(end=end))
+    saved = tmp_path / "saved"
+    run = xla_tui("--summary", "--no-profile", "--save", str(saved), str(script))
+    assert run.returncode == status, run.stderr[-2000:]
+    reopened = xla_tui("--summary", str(saved))
+    assert reopened.returncode == 0, reopened.stderr
+    said = "exit status 3" if status == 3 else "killed by SIGABRT"
+    assert said in run.stdout and said in reopened.stdout and ".jit__lambda" in reopened.stdout
+
+
+def test_the_ui_run_of_a_failed_script_exits_with_its_status(tmp_path):
+    """As `--summary` does: quitting the UI on a script that exited 3 exits 3."""
+    import pty
+    import select
+
+    script = tmp_path / "failing.py"
+    script.write_text(FAILING_SCRIPT.format(end="sys.exit(3)"))
+    main, terminal = pty.openpty()
+    env = dict(os.environ, TERM="xterm-256color", COLUMNS="100", LINES="30")
+    child = subprocess.Popen([sys.executable, "-m", "tui", "--no-profile", str(script)], cwd=REPO, env=env,
+                             stdin=terminal, stdout=terminal, stderr=terminal, start_new_session=True)
+    os.close(terminal)
+    seen, deadline = b"", time.monotonic() + 120
+
+    def read_while(going) -> None:
+        nonlocal seen
+        while going() and time.monotonic() < deadline:
+            if select.select([main], [], [], 0.5)[0]:
+                try:
+                    seen += os.read(main, 65536)
+                except OSError:  # the child closed the terminal
+                    return
+
+    try:
+        read_while(lambda: b"Graph" not in seen)  # the UI is up
+        os.write(main, b"q")
+        read_while(lambda: child.poll() is None)
+        assert child.wait(timeout=60) == 3, seen[-2000:]
+    finally:
+        child.kill()
+        os.close(main)
+
+
 def test_the_text_summary_starts_on_a_line_of_its_own(tmp_path):
     """A script whose output does not end its last line had the summary glued to it."""
     script = tmp_path / "partial.py"
@@ -727,7 +779,7 @@ def test_ctrl_c_stops_the_script_and_keeps_what_it_compiled(tmp_path):
         out, err = child.communicate(timeout=120)
     finally:
         child.kill()
-    assert child.returncode == 1, err
+    assert child.returncode == 130, err
     summary = json.loads(out)
     assert summary["capture"]["exit_status"] == 130 and "KeyboardInterrupt" in summary["capture"]["error"]
     assert summary["main_module"].endswith(".jit__lambda") and summary["trace"]["events"] > 0

@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
         paths = ([str(capture.folder)] if capture else [args.target]) + args.profile
         if args.summary:
-            return _print_summary(paths, args, capture.exit_status if capture else None,
+            return _print_summary(paths, args, _script_status(capture),
                                   str(capture.folder) if capture is not None and capture.temporary else None)
         from tui.app import XlaTuiApp
 
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         app.run()
         if app.load_error:
             raise InputError(None, app.load_error)
-        return app.return_code or 0
+        return app.return_code or _script_status(capture) or 0
     except InputError as e:
         from tui.model.file_kind import told
 
@@ -137,6 +137,15 @@ def main(argv: list[str] | None = None) -> int:
             if not capture.temporary:
                 print(f"xla-tui: the capture is saved in {capture.folder}; "
                       f"reopen it with `xla-tui {shlex.quote(str(capture.folder))}`", file=sys.stderr)
+
+
+def _script_status(capture) -> int | None:
+    """What a run that executed a script exits with, after the UI or the summary: the script's
+    status, as a shell gives it (128 + N where signal N ended it); None for any other TARGET.
+    Reopening a saved capture reads a file, and exits 0 however its script ended."""
+    if capture is None:
+        return None
+    return 128 - capture.exit_status if capture.exit_status < 0 else capture.exit_status
 
 
 def _check_profiles(paths: list[str]) -> None:
@@ -273,9 +282,10 @@ def _renamed(value, old: str, new: str):
 
 
 def _print_summary(paths: list[str], args, capture_status: int | None, temporary: str | None = None) -> int:
-    """With `temporary`, a capture folder removed on exit: the summary calls it `<capture>` (in
-    warnings, errors and the modules' files: a path that is gone by the time it is read says
-    nothing, and one that looks real misleads)."""
+    """The exit status: the script's where it failed (`capture_status`), else 2 where nothing
+    could be loaded. With `temporary`, a capture folder removed on exit: the summary calls it
+    `<capture>` (in warnings, errors and the modules' files: a path that is gone by the time it
+    is read says nothing, and one that looks real misleads)."""
     import json
 
     from tui.model.inputs import load_workspace
@@ -289,5 +299,5 @@ def _print_summary(paths: list[str], args, capture_status: int | None, temporary
         summary = _renamed(summary, temporary, "<capture>")
     print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
     if capture_status:
-        return 1
+        return capture_status
     return 2 if summary["errors"] and not any(m["instructions"] for m in summary["modules"]) else 0
