@@ -667,6 +667,45 @@ def test_a_script_runs_as_under_python(tmp_path):
     assert stacks and all(frame.file == str(script) for stack in stacks for frame in stack)
 
 
+EXEC_SCRIPT = textwrap.dedent('''
+    import jax, jax.numpy as jnp
+
+    SOURCE = """
+    @jax.jit
+    def execd_step(x):
+        return jnp.sin(x) * 3
+
+    def call_it():
+        return execd_step(jnp.ones(4))
+
+    call_it()
+    """
+    exec(SOURCE)
+    ''')
+
+
+def test_code_a_script_runs_through_exec_keeps_its_frames(tmp_path):
+    """The frames of code run through `exec` (its file `<string>`) are in the ops' Python stacks,
+    as under python: they were dropped with the frame of the `python -c` that started the script."""
+    from tui.model.inputs import load_workspace
+
+    script = tmp_path / "execs.py"
+    script.write_text(EXEC_SCRIPT)
+    plain = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+                           env=dict(os.environ, XLA_FLAGS=f"--xla_dump_to={tmp_path / 'plain'} --xla_dump_hlo_as_text"))
+    assert plain.returncode == 0, plain.stderr[-2000:]
+    run = xla_tui("--summary", "--no-profile", "--save", str(tmp_path / "saved"), str(script))
+    assert run.returncode == 0, run.stderr[-2000:]
+
+    def stack(folder: Path) -> list[tuple[str, int, str]]:
+        ws = load_workspace([folder], main="jit_execd_step")
+        sine = next(ins for ins in ws.main.load().instructions() if ins.opcode == "sine")
+        return [(frame.file, frame.line, frame.function) for frame in sine.stack]
+
+    assert stack(tmp_path / "saved") == stack(tmp_path / "plain") == [
+        ("<string>", 4, "execd_step"), ("<string>", 7, "call_it"), ("<string>", 9, "<module>"), (str(script), 14, "<module>")]
+
+
 def test_programs_run_as_often_are_told_apart_by_their_time(tmp_path):
     """An init and a whole-epoch scan each run once: the init's module is the larger (jax.random
     inlined) and its one dispatch the longer (compiling), but the epoch is where the time went;

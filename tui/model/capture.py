@@ -33,12 +33,6 @@ from tui.model.errors import InputError
 DUMP_FLAGS = "--xla_dump_hlo_as_text"
 CHILD_RESULT = ".child-result.json"
 
-_CHILD_PROGRAM = (
-    "import runpy, sys\n"
-    "child = runpy.run_path(sys.argv[1], run_name='xla_tui_capture_child')\n"
-    "sys.exit(child['main'](*sys.argv[2:4], sys.argv[4:]))\n"
-)
-
 
 @dataclass
 class CaptureResult:
@@ -116,8 +110,7 @@ def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] 
     env["JAX_ENABLE_COMPILATION_CACHE"] = "false"  # a persistent cache hit compiles nothing: XLA would dump only the text
     started = datetime.now(timezone.utc)
     t0 = time.perf_counter()
-    command = [sys.executable, "-c", _CHILD_PROGRAM, str(Path(__file__).with_name("capture_child.py")),
-               json.dumps(config), str(script), *args]
+    command = [sys.executable, str(Path(__file__).with_name("capture_child.py")), json.dumps(config), str(script), *args]
     running: list[subprocess.Popen] = []
     try:
         with _signals_go_to_the_child(running) as stopped_by:

@@ -1,6 +1,8 @@
 """The child side of `xla-tui script.py`: run the user's script as `python script.py` would.
 
-`capture.py` starts this file in a fresh interpreter (`python -c`, see `_CHILD_PROGRAM`). It
+`capture.py` starts this file as the program of a fresh interpreter (`python capture_child.py
+CONFIG SCRIPT ARGS...`; not `python -c`, whose frame's file, `<string>`, is also that of code
+the script runs through `exec`, which JAX could then not be told apart from ours). It
 imports only the standard library before the script runs, so the script sees a clean process:
 its own `sys.argv`, `sys.path[0]`, `__name__ == "__main__"` and environment. Two hooks wait
 for JAX to be imported:
@@ -11,7 +13,7 @@ for JAX to be imported:
   script's own subprocesses do not dump into the capture, and the profiler starts; it stops
   when the script ends (once the work it dispatched has run), or earlier when the script
   starts a trace of its own (so theirs still works), or after `profile_seconds`;
-- JAX is told that this file's frames (and runpy's) are not the user's, so the Python stacks
+- JAX is told that this file's frames are not the user's, so the Python stacks
   it writes into each op's metadata end at the script, as under `python script.py`.
 
 JAX's persistent compilation cache is off (the parent sets JAX_ENABLE_COMPILATION_CACHE, and
@@ -26,7 +28,6 @@ import importlib.abc
 import json
 import os
 import re
-import runpy
 import shutil
 import sys
 import threading
@@ -133,9 +134,8 @@ class _Capture:
                 del os.environ["XLA_FLAGS"]
 
     def exclude_our_frames(self, source_info_util):
-        """This file, runpy (frozen) and the `python -c` line that started us are not the user's."""
-        for path in (__file__, "<frozen runpy>", "<string>"):
-            source_info_util.register_exclusion(path)
+        """This file, the program that starts the script, is not the user's."""
+        source_info_util.register_exclusion(__file__)
 
     def patch_xla_bridge(self, xla_bridge):
         """`backends()` starts every backend (each through `_init_backend`) on its first call."""
@@ -299,10 +299,9 @@ def _exit_status(e):
 
 
 def _script_frames(tb):
-    """Drop this file's and runpy's frames, so the traceback starts in the script (none are
-    left for a SyntaxError, which Python prints without a traceback too)."""
-    ours = {runpy.__file__, "<frozen runpy>", __file__, "<string>"}
-    while tb is not None and tb.tb_frame.f_code.co_filename in ours:
+    """Drop this file's frames, so the traceback starts in the script (none are left for a
+    SyntaxError, which Python prints without a traceback too)."""
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
         tb = tb.tb_next
     return tb
 
@@ -360,3 +359,7 @@ def main(config_json, script, args):
         except (AttributeError, OSError, ValueError):  # the script closed it (or it was never open)
             pass
     return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3:]))
