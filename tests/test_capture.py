@@ -429,7 +429,39 @@ def test_kill_or_a_closed_ssh_session_keeps_a_saved_capture(tmp_path, signum):
     summary = summary_of(reopened)
     assert summary["main_module"].endswith(".jit__lambda") and summary["trace"]["events"] > 0
     assert summary["capture"]["exit_status"] == 130 and "KeyboardInterrupt" in summary["capture"]["error"]
-    assert f"xla-tui got {signal.Signals(signum).name}: it stopped the script as Ctrl-C does" in summary["warnings"]
+    assert f"the run was cut short: xla-tui got {signal.Signals(signum).name} while the script ran" in summary["warnings"]
+
+
+def test_a_dropped_ssh_session_keeps_a_saved_capture(tmp_path):
+    """The terminal gone and SIGHUP sent to the whole foreground group, as the kernel does, the
+    script among them (it dies at once, its profile unwritten): the modules are kept, and
+    xla-tui exits 129 (saying where the capture is, into the closed terminal, raised EIO: 1)."""
+    import pty
+
+    script = tmp_path / "sleepy.py"
+    script.write_text("import time, jax, jax.numpy as jnp\n"
+                      "jax.jit(lambda x: jnp.sin(x) + 1)(jnp.ones(2)).block_until_ready()\n"
+                      "print('compiled', flush=True)\n"
+                      "time.sleep(600)\n")
+    saved = tmp_path / "saved"
+    main, terminal = pty.openpty()
+    child = subprocess.Popen([sys.executable, "-m", "tui", "--summary", "--save", str(saved), str(script)], cwd=REPO,
+                             stdin=terminal, stdout=terminal, stderr=terminal, start_new_session=True)
+    os.close(terminal)
+    seen = b""
+    try:
+        while b"compiled" not in seen:
+            seen += os.read(main, 65536)
+        os.close(main)  # the session's terminal hangs up
+        os.killpg(child.pid, signal.SIGHUP)
+        assert child.wait(timeout=60) == 128 + signal.SIGHUP
+    finally:
+        child.kill()
+    reopened = xla_tui("--summary", "--json", str(saved))
+    assert reopened.returncode == 0, reopened.stderr
+    summary = summary_of(reopened)
+    assert summary["main_module"].endswith(".jit__lambda") and summary["capture"]["exit_status"] == -signal.SIGHUP
+    assert "the run was cut short: xla-tui got SIGHUP while the script ran" in summary["warnings"]
 
 
 FAILING_SCRIPT = "import os, sys, jax, jax.numpy as jnp\nprint(jax.jit(lambda x: x * 2)(jnp.ones(3)))\n{end}\n"

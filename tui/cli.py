@@ -6,6 +6,7 @@ Kept free of heavy imports: `xla-tui --help` must answer at once and never load 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shlex
 import sys
@@ -135,8 +136,9 @@ def main(argv: list[str] | None = None) -> int:
         if capture is not None:
             capture.cleanup()
             if not capture.temporary:
-                print(f"xla-tui: the capture is saved in {capture.folder}; "
-                      f"reopen it with `xla-tui {shlex.quote(str(capture.folder))}`", file=sys.stderr)
+                with contextlib.suppress(OSError):  # a closed SSH session took the terminal with it
+                    print(f"xla-tui: the capture is saved in {capture.folder}; "
+                          f"reopen it with `xla-tui {shlex.quote(str(capture.folder))}`", file=sys.stderr)
 
 
 def _script_status(capture) -> int | None:

@@ -134,7 +134,7 @@ def capture_script(script: str | os.PathLike, args: list[str] | tuple[str, ...] 
         profile_note=result.get("profile_note") or _missing_profile(profile, folder / "profile", result),
         notes=[f"XLA_FLAGS' own {flag} was overridden: the modules are in the capture's dump folder" for flag in yours[-1:]]
         + result.get("notes", [])
-        + [f"xla-tui got {signal.Signals(signum).name}: it stopped the script as Ctrl-C does" for signum in stopped_by[:1]],
+        + [f"the run was cut short: xla-tui got {signal.Signals(signum).name} while the script ran" for signum in stopped_by[:1]],
         xla_flags=f"{env.get('XLA_FLAGS', '')} {flags}".strip(),
     )
     return CaptureResult(folder, status, temporary, manifest, stopped_by[0] if stopped_by else None)
