@@ -811,6 +811,31 @@ def test_chrome_slice_that_did_not_end_runs_to_the_trace_end(tmp_path):
     assert trace.event_count == summarize(Workspace(trace=trace))["trace"]["events"] == 4
 
 
+def test_chrome_async_slice_that_did_not_end_runs_to_the_trace_end(tmp_path):
+    """An async b (or legacy S) that no e (F) closes is kept, as Perfetto keeps an async slice
+    that did not end: it runs to the trace's last moment (here an X's end), counts among the
+    events and says in its args that it did not end."""
+    events = [
+        {"ph": "b", "pid": 1, "tid": 7, "ts": 0, "id": 1, "cat": "io", "name": "read", "args": {"n": 1}},
+        {"ph": "b", "pid": 1, "tid": 7, "ts": 1, "id": 2, "cat": "io", "name": "done"},
+        {"ph": "e", "pid": 1, "tid": 7, "ts": 4, "id": 2, "cat": "io", "name": "done"},
+        {"ph": "S", "pid": 1, "tid": 7, "ts": 5, "id": 3, "cat": "io", "name": "legacy"},
+        {"ph": "X", "pid": 1, "tid": 8, "ts": 2, "dur": 18, "name": "work"},
+    ]
+    path = tmp_path / "unended_async.json"
+    path.write_text(json.dumps(events))
+    trace = load_trace(path)
+    io = next(t for t in trace.tracks if t.name == "async io")
+    assert [(io.event_name(i), int(io.start_ns[i]) // 1000, int(io.end_ns[i]) // 1000) for i in range(io.count)] == [
+        ("read", 0, 20), ("done", 1, 4), ("legacy", 5, 20)]
+    assert [io.event_args(i) for i in range(io.count)] == [
+        {"n": 1, "cat": "io", "did_not_end": "no e event: shown running to the last moment of the trace"},
+        {"cat": "io"},
+        {"cat": "io", "did_not_end": "no F event: shown running to the last moment of the trace"}]
+    assert trace.event_count == 4 and trace.span == (0, 20_000)
+    assert trace.warnings == ["unended_async.json: 2 async b events never ended (shown running to the trace's end)"]
+
+
 def test_chrome_parts_beside_the_events_are_named_when_skipped(tmp_path):
     """Catapult's file format also holds Linux ftrace text and CPU profile samples: not shown,
     so said; empty ones are nothing to say. The events load either way, and so do their args."""
@@ -837,7 +862,8 @@ def test_chrome_parts_beside_the_events_are_named_when_skipped(tmp_path):
 def test_chrome_async_events_on_a_track_per_category(tmp_path):
     """Async b/e (and the legacy S/F) pair up by category and id (id2 too; an id2.local by process too), nested ones
     one row down, overlapping ones on rows of their own; each category of a process is a track
-    after its threads; n is an instant there; what does not pair is dropped and said."""
+    after its threads; n is an instant there; an e that closes none is dropped and said, a b
+    that none closes runs to the trace's last moment."""
     events = [
         {"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "browser"}},
         {"ph": "X", "pid": 1, "tid": 7, "ts": 0, "dur": 50, "name": "task"},
@@ -861,7 +887,7 @@ def test_chrome_async_events_on_a_track_per_category(tmp_path):
     trace = load_trace(path)
     assert [(t.group, t.name) for t in trace.tracks] == [("browser", "tid 7"), ("browser", "async gpu"),
                                                          ("browser", "async net")]
-    assert trace.event_count == 1 + 3 + 2
+    assert trace.event_count == 1 + 3 + 3
 
     def rows(track):
         return [(track.event_name(i), int(track.start_ns[i]) // 1000, int(track.dur_ns[i]) // 1000, int(track.depth[i]))
@@ -871,9 +897,9 @@ def test_chrome_async_events_on_a_track_per_category(tmp_path):
     assert rows(net) == [("fetch", 0, 10, 0), ("dns", 2, 3, 1), ("fetch", 3, 9, 2)]
     assert net.event_args(0) == {"url": "a", "status": 200, "cat": "net"}
     assert net.instant_ns.tolist() == [6000] and [trace.names[i] for i in net.instant_name_id] == ["redirect"]
-    assert rows(gpu) == [("draw", 4, 16, 0), ("legacy", 30, 10, 0)]  # 0x8 never ended
+    assert rows(gpu) == [("draw", 4, 16, 0), ("draw", 5, 45, 1), ("legacy", 30, 10, 2)]  # 0x8 never ended
     text = "\n".join(trace.warnings)
-    assert "1 async b events never ended (dropped)" in text
+    assert "1 async b events never ended (shown running to the trace's end)" in text
     assert "1 async e events without a b (dropped)" in text
     assert "skipped (1 'T'; async step" in text
 
@@ -893,7 +919,7 @@ def test_chrome_async_ids_span_processes_unless_local(tmp_path):
     path.write_text(json.dumps(events))
     trace = load_trace(path)
     spans = {(t.name, t.event_name(i), int(t.start_ns[i]), int(t.dur_ns[i])) for t in trace.tracks for i in range(t.count)}
-    assert spans == {("async io", "read", 0, 3000), ("async net", "send", 1000, 5000)}
+    assert spans == {("async io", "read", 0, 3000), ("async net", "send", 1000, 5000), ("async net", "mine", 2000, 4000)}
     text = "\n".join(trace.warnings)
     assert "1 async b events never ended" in text and "1 async e events without a b" in text
 

@@ -500,8 +500,8 @@ class Trace:
     `event_count` counts complete events with a duration, exactly: every XEvent of every line
     of every plane of an xplane.pb (zero-length ones included), or of a Chrome trace every
     `"ph": "X"` event, every `B` (ended by its `E`, or where none came running to the trace's
-    last moment) and every async `b`/`S` its `e`/`F` ended. Instants (`i`/`I`/`n`), counters
-    (`C`), metadata (`M`) and flow events are not counted.
+    last moment) and every async `b`/`S` (ended by its `e`/`F`, or running to that moment).
+    Instants (`i`/`I`/`n`), counters (`C`), metadata (`M`) and flow events are not counted.
     """
 
     def __init__(

@@ -7,7 +7,8 @@ innermost first; a B that never ends runs to the trace's last moment, as Perfett
 i/I (instants), C (counters: a value that is not a number, nor a string that reads as one, is
 skipped with a warning), M (process/thread names and sort order), s/t/f
 (flows, see trace_flows), async b/e/n and the legacy S/F (matched by category and id, each
-category of a process on a track of its own, as Perfetto shows them); others (async steps T/p,
+category of a process on a track of its own, as Perfetto shows them; a b that never ends runs to
+the trace's last moment too); others (async steps T/p,
 samples, objects) are skipped with a warning.
 `ts`/`dur` are microseconds. The file is a `{"traceEvents": [...]}` object or a bare list of
 events, whose closing `]` may be missing; JSON that goes wrong is named by line and column.
@@ -371,13 +372,14 @@ class _Host:
                 stack.pop()[1] = event
             else:
                 unmatched_ends += 1
-        self._say_unpaired(open_, unmatched_ends, "B", "E", "shown running to the trace's end")
+        self._say_unpaired(open_, unmatched_ends, "B", "E")
         return list(map(tuple, pairs))
 
-    def _match_async(self, events: list[_Event]) -> tuple[list[tuple[_Event, _Event]], list[_Event]]:
+    def _match_async(self, events: list[_Event]) -> tuple[list[tuple[_Event, _Event | None]], list[_Event]]:
         """Async slices and instants: an e (or legacy F) closes the latest open b (or S) of its
         category and id (of its process too for an `id2.local`, as Perfetto scopes them), the
-        latest of its name where it names one (file order breaks ts ties). Each event's thread id
+        latest of its name where it names one (file order breaks ts ties); a b that none closes is
+        kept with None, as Perfetto keeps an async slice that did not end. Each event's thread id
         becomes its category's async track."""
         open_: dict = defaultdict(list)
         pairs, instants, unmatched_ends = [], [], 0
@@ -398,13 +400,14 @@ class _Host:
             else:
                 unmatched_ends += 1
         self._say_unpaired(open_, unmatched_ends, "async b", "async e")
+        pairs += [(begin, None) for stack in open_.values() for begin in stack]
         return pairs, instants
 
-    def _say_unpaired(self, open_: dict, unmatched_ends: int, begin: str, end: str, unended_are: str = "dropped") -> None:
+    def _say_unpaired(self, open_: dict, unmatched_ends: int, begin: str, end: str) -> None:
         """Warn of the begins left open (each stack in `open_`) and the ends that found none."""
         unended = sum(len(stack) for stack in open_.values())
         if unended:
-            self.warnings.append(f"{self.path.name}: {unended} {begin} events never ended ({unended_are})")
+            self.warnings.append(f"{self.path.name}: {unended} {begin} events never ended (shown running to the trace's end)")
         if unmatched_ends:
             self.warnings.append(f"{self.path.name}: {unmatched_ends} {end} events without a {begin.split()[-1]} (dropped)")
 
@@ -463,8 +466,9 @@ class _ArgsFile(msgspec.Struct, gc=False):
 _ARGS_DECODERS = (msgspec.json.Decoder(_ArgsFile | list[_ArgsEvent]),)
 
 
-# The arg an unended B's details show, as Perfetto's say its duration "Did not end".
-_DID_NOT_END = b'{"did_not_end": "no E event: shown running to the last moment of the trace"}'
+# The arg an unended B's (b's, S's) details show, as Perfetto's say its duration "Did not end".
+_DID_NOT_END = {begin: b'{"did_not_end": "no %s event: shown running to the last moment of the trace"}' % end.encode()
+                for begin, end in (("B", "E"), ("b", "e"), ("S", "F"))}
 
 
 class _LazyArgs:
@@ -485,7 +489,7 @@ class _LazyArgs:
         stat = path.stat()
         self.stamp = (stat.st_size, stat.st_mtime_ns)
         # B/E pairs are few; their args are kept now: (cat, raw JSON of B, of E or that it did not end).
-        self.pairs = [(b.cat, tuple(bytes(r) for r in (b.args, _DID_NOT_END if e is None else e.args) if len(r)))
+        self.pairs = [(b.cat, tuple(bytes(r) for r in (b.args, _DID_NOT_END[b.ph] if e is None else e.args) if len(r)))
                       for b, e in pairs]
         self.kept = kept  # position of an X event -> (cat, raw JSON of its args)
         self.entries: list | None = None
