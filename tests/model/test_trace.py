@@ -811,6 +811,34 @@ def test_chrome_slice_that_did_not_end_runs_to_the_trace_end(tmp_path):
     assert trace.event_count == summarize(Workspace(trace=trace))["trace"]["events"] == 4
 
 
+def test_chrome_e_closes_the_slice_it_names_as_perfetto_does(tmp_path):
+    """Perfetto's SliceTracker::End closes the innermost open slice of the thread whose category
+    (where the E has one; a B without one is not it) and name (where both have one) are the
+    E's, not just the innermost: slices left open inside it end where it ended once a later B
+    or E comes past that end (MaybeCloseStack); an E that names no open slice is dropped."""
+    def event(ph, ts, name="", cat="", tid=7):
+        return {"ph": ph, "pid": 1, "tid": tid, "ts": ts, "name": name, "cat": cat}
+
+    events = [
+        event("B", 0, "a"), event("B", 1, "b"), event("E", 3, "a"),  # closes a; b stays open
+        event("B", 5, "c"), event("E", 6),  # the B at 5 ends b where a ended
+        event("B", 10, "d", "x"), event("B", 11, "e"), event("E", 12, cat="x"),  # e has no cat: d closes
+        event("E", 13),  # ends e at 12, then finds nothing open: dropped
+        event("B", 15, "f"), event("E", 20, "zzz"),  # names nothing open: dropped, f does not end
+        {"ph": "X", "pid": 1, "tid": 8, "ts": 0, "dur": 30, "name": "work"},
+    ]
+    path = tmp_path / "named_ends.json"
+    path.write_text(json.dumps(events))
+    trace = load_trace(path)
+    main = next(t for t in trace.tracks if t.name == "tid 7")
+    assert [(main.event_name(i), int(main.start_ns[i]) // 1000, int(main.end_ns[i]) // 1000) for i in range(main.count)] == [
+        ("a", 0, 3), ("b", 1, 3), ("c", 5, 6), ("d", 10, 12), ("e", 11, 12), ("f", 15, 30)]
+    assert trace.warnings == [
+        "named_ends.json: 1 B events never ended (shown running to the trace's end)",
+        "named_ends.json: 2 E events without a B (dropped)",
+        "named_ends.json: 2 B events cut where a slice around them ended (an E named that slice while they were open)"]
+
+
 def test_chrome_async_slice_that_did_not_end_runs_to_the_trace_end(tmp_path):
     """An async b (or legacy S) that no e (F) closes is kept, as Perfetto keeps an async slice
     that did not end: it runs to the trace's last moment (here an X's end), counts among the

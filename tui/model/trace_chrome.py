@@ -3,7 +3,8 @@
 msgspec decodes the events into typed structs (about 3x faster than json.load) and the fields
 are pulled into NumPy columns with `map(attrgetter(...))`; args are read from the file again
 when an event is first selected (see _LazyArgs). Phases: X (complete), B/E (matched per thread,
-innermost first; a B that never ends runs to the trace's last moment, as Perfetto draws it),
+innermost first, by the E's name and category where it has them, as Perfetto matches them; a B
+that never ends runs to the trace's last moment, as Perfetto draws it),
 i/I (instants), C (counters: a value that is not a number, nor a string that reads as one, is
 skipped with a warning), M (process/thread names and sort order), s/t/f
 (flows, see trace_flows), async b/e/n and the legacy S/F (matched by category and id, each
@@ -357,22 +358,41 @@ class _Host:
         return process, thread
 
     def _match(self, events: list[_Event]) -> list[tuple[_Event, _Event | None]]:
-        """B/E pairs: an E closes the latest open B of its thread (file order breaks ts ties); a B
-        that none closes is kept with None, as Perfetto keeps a slice that did not end.
+        """B/E pairs as Perfetto's SliceTracker makes them: an E closes the innermost open B of its
+        thread that it names, if it names one (its `cat`, its `name`: a B without that cat is not
+        it; file order breaks ts ties); a B that none closes is kept with None, as Perfetto keeps
+        a slice that did not end. An E that closes a B outside open ones leaves them open until
+        the thread's next B or E after it, which ends them where it ended (_close_stack).
         Pairs come in the order their B's opened, so that of slices opening and ending together
         the first in the file is the parent, as Perfetto nests them (ties keep this order)."""
         open_: dict = defaultdict(list)
-        pairs, unmatched_ends = [], 0
+        closed_inside = set()  # threads whose stack holds a slice an E closed while slices inside it were open
+        pairs, unmatched_ends, cut = [], 0, 0
         for event in sorted(events, key=attrgetter("ts")):
-            stack = open_[_KEY(event)]
+            key = _KEY(event)
+            stack = open_[key]
+            if key in closed_inside:
+                cut += _close_stack(stack, event.ts)
+                if all(pair[1] is None for pair in stack):
+                    closed_inside.discard(key)
             if event.ph == "B":
                 pairs.append([event, None])
                 stack.append(pairs[-1])
-            elif stack:
+            elif stack and _ends(event, stack[-1][0]):
                 stack.pop()[1] = event
             else:
-                unmatched_ends += 1
+                k = next((k for k in range(len(stack) - 2, -1, -1) if stack[k][1] is None and _ends(event, stack[k][0])), None)
+                if k is None:
+                    unmatched_ends += 1
+                else:
+                    stack[k][1] = event
+                    closed_inside.add(key)
+        for stack in open_.values():
+            stack[:] = [pair for pair in stack if pair[1] is None]
         self._say_unpaired(open_, unmatched_ends, "B", "E")
+        if cut:
+            self.warnings.append(f"{self.path.name}: {counted(cut, 'B event')} cut where a slice around them ended (an E "
+                                 "named that slice while they were open)")
         return list(map(tuple, pairs))
 
     def _match_async(self, events: list[_Event]) -> tuple[list[tuple[_Event, _Event | None]], list[_Event]]:
@@ -652,6 +672,32 @@ def _tracks(host: _Host, table: NameTable, lock, first: int) -> tuple[list[Track
     flow_ns = _ns(np.fromiter(map(attrgetter("ts"), shown), np.float64, len(shown))).tolist()
     flows = [FlowPoint(first + index[_KEY(e)], at, e.ph, e.bp == "e", (e.id, e.cat, e.name)) for e, at in zip(shown, flow_ns)]
     return tracks, (partial(_args_nbytes, args, 4 * n) if has_args else None), flows
+
+
+def _ends(end: _Event, begin: _Event) -> bool:
+    """Whether an E may close this B, as Perfetto matches them: by category where the E has one
+    (a B without one is not it), by name where both have one."""
+    return (not end.cat or end.cat == begin.cat) and (not end.name or not begin.name or end.name == begin.name)
+
+
+def _close_stack(stack: list, ts: float) -> int:
+    """Perfetto's MaybeCloseStack, before a B or E at `ts` on the thread: slices that ended are
+    taken off, and those still open inside one that ended before `ts` end where it did (how
+    many, returned). Entries are [B, its E or None]."""
+    cut, open_inside = 0, False
+    for k in range(len(stack) - 1, -1, -1):
+        begin, end = stack[k]
+        if end is None:
+            open_inside = True
+        elif not open_inside:
+            del stack[k]
+        elif ts > end.ts:
+            for pair in stack[k + 1:]:
+                pair[1] = msgspec.structs.replace(end, args=msgspec.Raw())
+                cut += 1
+            del stack[k:]
+            open_inside = False
+    return cut
 
 
 def _scoped(event):
