@@ -875,7 +875,7 @@ def load_trace(path: str | os.PathLike | Sequence[str | os.PathLike], run: str |
     input raises InputError.
 
     The result's `event_count` is exact at once: every XEvent of an xplane, or every Chrome
-    `X`, `B` and ended async event (see Trace); xplane tracks decode their columns lazily.
+    `X`, `B` and async `b`/`S` event (see Trace); xplane tracks decode their columns lazily.
     """
     if isinstance(path, (str, os.PathLike)):
         tries, runs = _resolve(Path(path), run)

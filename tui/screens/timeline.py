@@ -202,8 +202,8 @@ class TimelineScreen(WorkspaceScreen):
         return bool(instruction) and instruction in self.trace.names and len(self._occurrences(instruction)[1]) > 0
 
     def show_selection(self, old: Selection, new: Selection) -> None:
-        """Follow a selection made elsewhere: an event (the details screen's "its runs" picks
-        the first), else an instruction, whose occurrences become the matches (n / N)."""
+        """Follow a selection made elsewhere: an event, else an instruction, whose occurrences
+        become the matches (n / N). (The details screen's "its runs" asks by show_runs.)"""
         if self.trace is None:
             return
         if self.view.lanes is None:  # still decoding: follow it once done
