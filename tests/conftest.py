@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import select
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,23 @@ FIXTURES = REPO / "tests" / "fixtures"
 CORPUS = REPO.parent / "shared" / "corpus"
 
 sys.path.insert(0, str(REPO / "tests"))
+
+
+class TerminalOutput:
+    """What a program on a pseudo-terminal wrote (`seen`), read while a condition holds, for at
+    most `seconds` in all."""
+
+    def __init__(self, fd: int, seconds: float = 120):
+        self.fd, self.seen = fd, b""
+        self.deadline = time.monotonic() + seconds
+
+    def read_while(self, going) -> None:
+        while going() and time.monotonic() < self.deadline:
+            if select.select([self.fd], [], [], 0.5)[0]:
+                try:
+                    self.seen += os.read(self.fd, 65536)
+                except OSError:  # the program closed the terminal
+                    return
 
 
 @pytest.fixture(scope="session")

@@ -19,9 +19,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, REPO, screen_text
+from conftest import FIXTURES, REPO, TerminalOutput, screen_text
 
 from tui.model.capture_manifest import CAPTURE_MANIFEST
+
+# A script that compiles, says so, then waits to be stopped.
+SLEEPY_SCRIPT = ("import time, jax, jax.numpy as jnp\n"
+                 "jax.jit(lambda x: jnp.sin(x) + 1)(jnp.ones(2)).block_until_ready()\n"
+                 "print('compiled', flush=True)\n"
+                 "time.sleep(600)\n")
 
 # A script in the way users write them: it REPLACES XLA_FLAGS before importing JAX (so the
 # dump flags must come back at backend start), uses jax.random (whose `jit__normal` module is
@@ -407,10 +413,7 @@ def test_kill_or_a_closed_ssh_session_keeps_a_saved_capture(tmp_path, signum):
     keeps what it compiled, with its manifest and profile, so that `xla-tui DIR` reopens it;
     xla-tui exits with 128 + the signal, without a traceback of its own."""
     script = tmp_path / "sleepy.py"
-    script.write_text("import time, jax, jax.numpy as jnp\n"
-                      "jax.jit(lambda x: jnp.sin(x) + 1)(jnp.ones(2)).block_until_ready()\n"
-                      "print('compiled', flush=True)\n"
-                      "time.sleep(600)\n")
+    script.write_text(SLEEPY_SCRIPT)
     saved = tmp_path / "saved"
     child = subprocess.Popen([sys.executable, "-m", "tui", "--summary", "--json", "--save", str(saved), str(script)],
                              cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -439,10 +442,7 @@ def test_a_dropped_ssh_session_keeps_a_saved_capture(tmp_path):
     import pty
 
     script = tmp_path / "sleepy.py"
-    script.write_text("import time, jax, jax.numpy as jnp\n"
-                      "jax.jit(lambda x: jnp.sin(x) + 1)(jnp.ones(2)).block_until_ready()\n"
-                      "print('compiled', flush=True)\n"
-                      "time.sleep(600)\n")
+    script.write_text(SLEEPY_SCRIPT)
     saved = tmp_path / "saved"
     main, terminal = pty.openpty()
     child = subprocess.Popen([sys.executable, "-m", "tui", "--summary", "--save", str(saved), str(script)], cwd=REPO,
@@ -486,7 +486,6 @@ def test_a_run_exits_with_its_scripts_status_and_a_reopened_capture_with_0(tmp_p
 def test_the_ui_run_of_a_failed_script_exits_with_its_status(tmp_path):
     """As `--summary` does: quitting the UI on a script that exited 3 exits 3."""
     import pty
-    import select
 
     script = tmp_path / "failing.py"
     script.write_text(FAILING_SCRIPT.format(end="sys.exit(3)"))
@@ -495,22 +494,12 @@ def test_the_ui_run_of_a_failed_script_exits_with_its_status(tmp_path):
     child = subprocess.Popen([sys.executable, "-m", "tui", "--no-profile", str(script)], cwd=REPO, env=env,
                              stdin=terminal, stdout=terminal, stderr=terminal, start_new_session=True)
     os.close(terminal)
-    seen, deadline = b"", time.monotonic() + 120
-
-    def read_while(going) -> None:
-        nonlocal seen
-        while going() and time.monotonic() < deadline:
-            if select.select([main], [], [], 0.5)[0]:
-                try:
-                    seen += os.read(main, 65536)
-                except OSError:  # the child closed the terminal
-                    return
-
+    out = TerminalOutput(main)
     try:
-        read_while(lambda: b"Graph" not in seen)  # the UI is up
+        out.read_while(lambda: b"Graph" not in out.seen)  # the UI is up
         os.write(main, b"q")
-        read_while(lambda: child.poll() is None)
-        assert child.wait(timeout=60) == 3, seen[-2000:]
+        out.read_while(lambda: child.poll() is None)
+        assert child.wait(timeout=60) == 3, out.seen[-2000:]
     finally:
         child.kill()
         os.close(main)

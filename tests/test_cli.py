@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, REPO
+from conftest import FIXTURES, REPO, TerminalOutput
 
 from tui.model.capture_manifest import CAPTURE_MANIFEST
 from tui.model.cost import op_cost
@@ -440,33 +440,21 @@ def test_kill_or_a_closed_ssh_session_hands_the_terminal_back(signum):
     """The UI, told to end by a signal, leaves the alternate screen and mouse reporting (a raw
     exit would leave the user's shell drawing inside them) and exits with 128 + the signal."""
     import pty
-    import select
     import signal
-    import time
 
     main, terminal = pty.openpty()
     env = dict(os.environ, TERM="xterm-256color", COLUMNS="100", LINES="30")
     child = subprocess.Popen([sys.executable, "-m", "tui", str(FIXTURES / "mlp.hlo")], cwd=REPO, env=env,
                              stdin=terminal, stdout=terminal, stderr=terminal, start_new_session=True)
     os.close(terminal)
-    seen, deadline = b"", time.monotonic() + 120
-
-    def read_until(done) -> None:
-        nonlocal seen
-        while not done() and time.monotonic() < deadline:
-            if select.select([main], [], [], 0.5)[0]:
-                try:
-                    seen += os.read(main, 65536)
-                except OSError:  # the child closed the terminal
-                    return
-
+    out = TerminalOutput(main)
     try:
-        read_until(lambda: b"Graph" in seen)  # the UI is up
-        assert b"\x1b[?1049h" in seen, seen[-500:]
+        out.read_while(lambda: b"Graph" not in out.seen)  # the UI is up
+        assert b"\x1b[?1049h" in out.seen, out.seen[-500:]
         child.send_signal(getattr(signal, signum))
-        read_until(lambda: b"\x1b[?1049l" in seen)
+        out.read_while(lambda: b"\x1b[?1049l" not in out.seen)
         assert child.wait(timeout=60) == 128 + getattr(signal, signum)
-        assert b"\x1b[?1049l" in seen and b"Traceback" not in seen
+        assert b"\x1b[?1049l" in out.seen and b"Traceback" not in out.seen
     finally:
         child.kill()
         os.close(main)
