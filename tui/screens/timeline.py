@@ -192,14 +192,10 @@ class TimelineScreen(WorkspaceScreen):
         wanted, self._runs_wanted = self._runs_wanted, None
         if wanted is not None:
             self._show_occurrences(wanted)
-        elif pending is not None and (pending.event is not None or self._ran(pending.instruction)):
+        elif pending is not None and pending.event is not None:
             self.show_selection(Selection(), pending)
-
-    def _ran(self, instruction: str | None) -> bool:
-        """Did the instruction run in the profile, in the program shown? (An instruction another
-        screen merely passed over before this one opened, or the one selected by default, is
-        not worth a "no events" line.)"""
-        return bool(instruction) and instruction in self.trace.names and len(self._occurrences(instruction)[1]) > 0
+        elif pending is not None and pending.instruction:
+            self._show_occurrences(pending.instruction, quiet=True)
 
     def show_selection(self, old: Selection, new: Selection) -> None:
         """Follow a selection made elsewhere: an event, else an instruction, whose occurrences
@@ -240,10 +236,14 @@ class TimelineScreen(WorkspaceScreen):
         program = program_ran(self.trace, program_of(current)) if current is not None else None  # only its runs count
         return occurrences(self.trace, module, instruction_or_name(ws, program or module, instruction), program)
 
-    def _show_occurrences(self, instruction: str, event: tuple[int, int] | None = None) -> None:
+    def _show_occurrences(self, instruction: str, event: tuple[int, int] | None = None, quiet: bool = False) -> None:
         """Jump to where an instruction ran (to `event` if given, else its first run): its
-        occurrences become the search matches."""
+        occurrences become the search matches. `quiet`: an instruction nobody asked about here
+        (another screen merely passed over it before the tracks were decoded, or it was selected
+        by default), which is not worth a "no events" line where it did not run."""
         tracks, found = self._occurrences(instruction)
+        if quiet and not len(found):
+            return
         self.view.set_matches(tracks, found)
         self._searched = None
         if event is None and not len(found):
